@@ -1,0 +1,42 @@
+# The two commands a user needs: `make demo` (the main job) and `make test`.
+# Both install the Debian packages they need first (as root; no network but
+# Debian's mirror is required).
+PY      := /usr/bin/python3
+BUILD   := build
+DEBS    := cmake g++ make libboost-dev nlohmann-json3-dev libperl-dev pybind11-dev \
+           python3-pybind11 python3-pytest python3-setuptools python3-pip libgtest-dev \
+           libbenchmark-dev clang libclang-rt-14-dev
+export PYTHONPATH := $(CURDIR)/python
+
+.PHONY: deps build test demo bench fuzz clean
+
+deps:
+	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "== installing Debian packages:" $$missing; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) -DPython3_EXECUTABLE=$(PY) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD) -j$$(nproc)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j2
+	$(PY) -m pytest tests/python -q -p no:cacheprovider
+
+demo: build
+	$(PY) -m gauntlet gensql --grammar grammars/optimizer.yy --queries 20 --seed 1 --coverage
+
+bench: build
+	$(PY) benchmarks/bench_generate.py
+
+fuzz: deps
+	cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DGAUNTLET_BUILD_FUZZERS=ON \
+	  -DGAUNTLET_BUILD_PYTHON=OFF -DGAUNTLET_BUILD_TESTS=OFF -DGAUNTLET_SANITIZE=address >/dev/null
+	cmake --build build-fuzz -j$$(nproc) --target grammar_fuzzer
+	mkdir -p build-fuzz/corpus && cp grammars/*.yy grammars/oltp/*.yy build-fuzz/corpus/
+	build-fuzz/tests/fuzz/grammar_fuzzer build-fuzz/corpus -max_total_time=$${FUZZ_SECONDS:-180} -max_len=4096
+
+clean:
+	rm -rf $(BUILD) build-fuzz python/gauntlet/_core*.so

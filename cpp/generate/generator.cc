@@ -1,0 +1,359 @@
+#include "generate/generator.h"
+
+#include <algorithm>
+#include <climits>
+#include <filesystem>
+
+#include "generate/perl_runtime.h"
+#include "generate/values.h"
+
+namespace gauntlet {
+namespace {
+
+using K = BuiltinKind;
+
+bool IsAggregate(std::string_view word) {
+  static const std::string_view kNames[] = {
+      "AVG", "BIT_AND", "BIT_OR", "BIT_XOR", "COUNT", "GROUP_CONCAT", "MAX", "MIN",
+      "STD", "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "SUM", "VAR_POP", "VAR_SAMP",
+      "VARIANCE"};
+  for (auto n : kNames)
+    if (n == word) return true;
+  return false;
+}
+
+}  // namespace
+
+// ---- Coverage -------------------------------------------------------------
+
+void Coverage::Merge(const Coverage& other) {
+  if (rules.empty()) {
+    *this = other;
+    return;
+  }
+  for (size_t i = 0; i < rule_hits.size() && i < other.rule_hits.size(); ++i)
+    rule_hits[i] += other.rule_hits[i];
+  for (size_t i = 0; i < alternative_hits.size() && i < other.alternative_hits.size(); ++i)
+    alternative_hits[i] += other.alternative_hits[i];
+}
+
+std::vector<std::string> Coverage::UnreachedRules() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < rules.size(); ++i)
+    if (rule_hits[i] == 0) out.push_back(rules[i]);
+  return out;
+}
+
+std::vector<std::string> Coverage::UnreachedAlternatives() const {
+  std::vector<std::string> out;
+  for (size_t r = 0; r < rules.size(); ++r) {
+    const uint32_t end = r + 1 < rules.size() ? first_alternative[r + 1]
+                                              : static_cast<uint32_t>(alternative_hits.size());
+    for (uint32_t a = first_alternative[r]; a < end; ++a)
+      if (alternative_hits[a] == 0)
+        out.push_back(rules[r] + "/" + std::to_string(a - first_alternative[r]));
+  }
+  return out;
+}
+
+// ---- RuleContext ----------------------------------------------------------
+
+Rng& RuleContext::rng() { return g_->rng_; }
+int RuleContext::thread_id() const { return g_->options_.thread_id; }
+const Schema& RuleContext::schema() const { return g_->schema_; }
+std::string RuleContext::last_table() const {
+  return g_->last_table_ < 0 ? "" : g_->schema_.tables()[g_->last_table_].name;
+}
+std::string RuleContext::Expand(const std::string& name) { return g_->ExpandWord(name); }
+
+// ---- Generator ------------------------------------------------------------
+
+Generator::Generator(std::shared_ptr<const Grammar> grammar, Schema schema,
+                     GeneratorOptions options)
+    : grammar_(std::move(grammar)),
+      schema_(std::move(schema)),
+      options_(std::move(options)),
+      rng_(DeriveSeed(options_.seed, static_cast<uint64_t>(options_.thread_id))) {
+  const std::string thread = "thread" + std::to_string(options_.thread_id);
+  query_rule_ = grammar_->FindRule(thread);
+  if (query_rule_ < 0) query_rule_ = grammar_->FindRule("query");
+  if (query_rule_ < 0)
+    throw InvalidInput({grammar_->sources().empty() ? "<grammar>" : grammar_->sources()[0], 0, 0},
+                       "the grammar has no 'query' rule (nor '" + thread + "')");
+  init_rule_ = grammar_->FindRule(thread + "_init");
+  if (init_rule_ < 0) init_rule_ = grammar_->FindRule("query_init");
+  if (options_.cwd.empty()) options_.cwd = std::filesystem::current_path().string();
+  invariant_value_.resize(grammar_->invariant_slots());
+  invariant_generation_.assign(grammar_->invariant_slots(), UINT64_MAX);
+  rule_hits_.assign(grammar_->rules().size(), 0);
+  alternative_hits_.assign(grammar_->alternative_count(), 0);
+  if (!schema_.TablesIn(0, 0).empty()) last_table_ = static_cast<int>(schema_.TablesIn(0, 0)[0]);
+  if (grammar_->needs_perl()) perl_ = std::make_unique<PerlRuntime>(this);
+  out_.reserve(4096);
+}
+
+Generator::~Generator() = default;
+
+int Generator::StartRule() const {
+  return count_ == 0 && init_rule_ >= 0 ? init_rule_ : query_rule_;
+}
+
+void Generator::Generate(int rule) {
+  ++serial_;
+  out_.clear();
+  pending_space_ = false;
+  depth_ = 0;
+  rng_.ClearChoices();
+  if (perl_) perl_->BeginStatement();
+  ExpandRule(rule, 0);
+  while (!out_.empty() && (out_.back() == ' ' || out_.back() == '\n')) out_.pop_back();
+}
+
+const std::string& Generator::Next() {
+  Generate(StartRule());
+  ++count_;
+  return out_;
+}
+
+Statement Generator::NextStatement() {
+  Statement s;
+  s.index = count_;
+  s.rule = grammar_->rules()[StartRule()].name;
+  s.text = Next();
+  s.choices = rng_.choices();
+  return s;
+}
+
+std::string Generator::Replay(const ChoiceSeq& choices, const std::string& rule) {
+  int start = StartRule();
+  if (!rule.empty()) {
+    start = grammar_->FindRule(rule);
+    if (start < 0) throw InvalidInput({"<replay>", 0, 0}, "no rule named '" + rule + "'");
+  }
+  rng_.Replay(choices);
+  try {
+    Generate(start);
+  } catch (...) {
+    rng_.StopReplay();
+    throw;
+  }
+  rng_.StopReplay();
+  return out_;
+}
+
+void Generator::ExpandRule(int rule_id, int depth) {
+  const Rule& rule = grammar_->rules()[rule_id];
+  ++rule_hits_[rule_id];
+  if (rule.callback >= 0) {
+    RuleContext ctx(this);
+    Emit(grammar_->callbacks()[rule.callback](ctx));
+    return;
+  }
+  size_t alt;
+  const size_t n = rule.alternatives.size();
+  if (depth >= options_.max_depth && rule.height != INT_MAX) {
+    alt = rule.shortest;
+  } else if (n == 1) {
+    alt = 0;
+  } else if (rule.weighted) {
+    const double u = rng_.Uniform01() * rule.cumulative.back();
+    alt = std::upper_bound(rule.cumulative.begin(), rule.cumulative.end(), u) -
+          rule.cumulative.begin();
+    if (alt >= n) alt = n - 1;
+  } else {
+    alt = rng_.Below(n);
+  }
+  ++alternative_hits_[rule.first_alternative + alt];
+  for (const Token& t : rule.alternatives[alt].tokens) ExpandToken(t, depth);
+  if (out_.size() > options_.max_length)
+    throw GenerationError("statement longer than " + std::to_string(options_.max_length) +
+                          " bytes while expanding rule '" + rule.name + "'");
+}
+
+void Generator::ExpandToken(const Token& t, int depth) {
+  if (t.space_before) pending_space_ = true;
+  if (t.invariant >= 0) {
+    const uint64_t generation = serial_;
+    std::string& value = invariant_value_[t.invariant];
+    if (invariant_generation_[t.invariant] == generation) {
+      Emit(value);
+      return;
+    }
+    const bool space = pending_space_ && !out_.empty();
+    const size_t start = out_.size();
+    if (t.kind == Token::Kind::kRule) ExpandRule(t.index, depth + 1);
+    else ExpandBuiltin(grammar_->builtins()[t.index]);
+    value.assign(out_, start + (space && out_.size() > start && out_[start] == ' ' ? 1 : 0));
+    invariant_generation_[t.invariant] = generation;
+    return;
+  }
+  switch (t.kind) {
+    case Token::Kind::kLiteral:
+      Emit(t.text);
+      break;
+    case Token::Kind::kRule:
+      ExpandRule(t.index, depth + 1);
+      break;
+    case Token::Kind::kBuiltin:
+      ExpandBuiltin(grammar_->builtins()[t.index]);
+      break;
+    case Token::Kind::kPerl:
+      Emit(perl_->RunBlock(t.index));
+      break;
+    case Token::Kind::kVariable:
+      Emit(perl_->ReadVariable(t.index));
+      break;
+  }
+}
+
+void Generator::Emit(std::string_view text) {
+  if (!out_.empty() && out_.back() == ' ') {
+    // Never two spaces in a row, as RQG's clean-up ensures.
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  }
+  if (text.empty()) return;
+  if (pending_space_ && !out_.empty()) {
+    const char first = text.front();
+    const char last = out_.back();
+    bool space = last != ' ' && last != '.' && first != ',' && first != '.';
+    if (space && first == '(') {
+      // RQG writes aggregate calls as COUNT(...), without the space.
+      size_t start = out_.size();
+      while (start > 0 && (std::isupper(static_cast<unsigned char>(out_[start - 1])) ||
+                           out_[start - 1] == '_'))
+        --start;
+      space = !IsAggregate(std::string_view(out_).substr(start));
+    }
+    if (space) out_ += ' ';
+  }
+  pending_space_ = false;
+  out_.append(text);
+}
+
+void Generator::EmitName(const std::string& name) {
+  // Names are backquoted like RQG's; the quotes are emitted with the name.
+  std::string quoted;
+  quoted.reserve(name.size() + 2);
+  quoted += '`';
+  quoted += name;
+  quoted += '`';
+  Emit(quoted);
+}
+
+uint32_t Generator::PickField(FieldClass cls) {
+  const auto& fields = schema_.Fields(static_cast<uint32_t>(last_table_), cls);
+  return fields.empty() ? UINT32_MAX : fields[rng_.Below(fields.size())];
+}
+
+void Generator::ExpandBuiltin(const Builtin& b) {
+  const auto& tables = schema_.tables();
+  switch (b.kind) {
+    case K::kTable: case K::kBaseTable: case K::kView: {
+      const int which = b.kind == K::kTable ? 0 : b.kind == K::kBaseTable ? 1 : 2;
+      const auto& list = schema_.TablesIn(last_database_, which);
+      if (list.empty()) return Emit("non_existing_table");
+      last_table_ = static_cast<int>(list[rng_.Below(list.size())]);
+      return EmitName(tables[last_table_].name);
+    }
+    case K::kDatabase: {
+      last_database_ = static_cast<uint32_t>(rng_.Below(schema_.databases().size()));
+      return EmitName(schema_.databases()[last_database_]);
+    }
+    case K::kField: case K::kFieldNoPk: case K::kFieldIndexed: case K::kFieldUnindexed:
+    case K::kFieldInt: case K::kFieldIntIndexed: case K::kFieldChar:
+    case K::kFieldCharIndexed: case K::kFieldPk: case K::kFieldNext: {
+      if (last_table_ < 0) return Emit("non_existing_column");
+      const auto& columns = tables[last_table_].columns;
+      uint32_t c = UINT32_MAX;
+      switch (b.kind) {
+        case K::kField: c = PickField(FieldClass::kAll); break;
+        case K::kFieldNoPk: c = PickField(FieldClass::kNoPk); break;
+        case K::kFieldIndexed: c = PickField(FieldClass::kIndexed); break;
+        case K::kFieldUnindexed: c = PickField(FieldClass::kUnindexed); break;
+        case K::kFieldInt: c = PickField(FieldClass::kInt); break;
+        case K::kFieldIntIndexed: c = PickField(FieldClass::kIntIndexed); break;
+        case K::kFieldChar: c = PickField(FieldClass::kChar); break;
+        case K::kFieldCharIndexed: c = PickField(FieldClass::kCharIndexed); break;
+        case K::kFieldPk: {
+          const auto& pk = schema_.Fields(last_table_, FieldClass::kPk);
+          if (!pk.empty()) c = pk[0];
+          break;
+        }
+        default:  // kFieldNext: round robin over all columns
+          if (!columns.empty()) c = static_cast<uint32_t>(field_next_++ % columns.size());
+      }
+      if (c == UINT32_MAX) return Emit("non_existing_column");
+      last_field_ = columns[c].name;
+      return EmitName(last_field_);
+    }
+    case K::kFieldList: {
+      if (last_table_ < 0) return Emit("non_existing_column");
+      std::string list;
+      for (const Column& col : tables[last_table_].columns) {
+        if (!list.empty()) list += ',';
+        list += '`' + col.name + '`';
+      }
+      return Emit(list);
+    }
+    case K::kFieldCount:
+      return Emit(std::to_string(last_table_ < 0 ? 0 : tables[last_table_].columns.size()));
+    case K::kCollation: case K::kCollationName: case K::kCharset: case K::kCharsetName: {
+      const bool collation = b.kind == K::kCollation || b.kind == K::kCollationName;
+      const auto& names = collation ? schema_.collations() : schema_.charsets();
+      if (names.empty()) return;
+      const std::string& name = names[rng_.Below(names.size())];
+      const bool introducer = b.kind == K::kCollation || b.kind == K::kCharset;
+      return Emit(introducer ? "_" + name : name);
+    }
+    case K::kCwd: return Emit("'" + options_.cwd + "'");
+    case K::kTmpnam:
+      return Emit("'" + options_.tmpdir + "/gauntlet" + std::to_string(options_.thread_id) + ".tmp'");
+    case K::kTmptable: return Emit("tmptable" + std::to_string(options_.thread_id));
+    case K::kUnixTimestamp: return Emit(std::to_string(Clock()));
+    case K::kPid: return Emit(std::to_string(Pid()));
+    case K::kThreadId: return Emit(std::to_string(options_.thread_id));
+    case K::kConnectionId:
+      return Emit(std::to_string(options_.connection_id ? options_.connection_id
+                                                        : static_cast<uint64_t>(options_.thread_id)));
+    case K::kCurrentUser: return Emit(options_.current_user);
+    case K::kThreadCount: return Emit(std::to_string(options_.thread_count));
+    default: {
+      std::string value;
+      AppendValue(b, rng_, value);
+      return Emit(value);
+    }
+  }
+}
+
+std::string Generator::ExpandWord(const std::string& word) {
+  // Expands into a scratch region of out_ and cuts it back out, so nested
+  // expansion shares the emitter's rules without disturbing the statement.
+  const size_t start = out_.size();
+  const bool pending = pending_space_;
+  pending_space_ = false;
+  const int rule = grammar_->FindRule(word);
+  if (rule >= 0) {
+    ExpandRule(rule, depth_ + 1);
+  } else if (auto b = ResolveBuiltin(word, {}, false)) {
+    ExpandBuiltin(*b);
+  } else {
+    out_ += word;
+  }
+  std::string result = out_.substr(start);
+  out_.resize(start);
+  pending_space_ = pending;
+  return result;
+}
+
+Coverage Generator::coverage() const {
+  Coverage c;
+  for (const Rule& r : grammar_->rules()) {
+    c.rules.push_back(r.name);
+    c.first_alternative.push_back(r.first_alternative);
+  }
+  c.rule_hits = rule_hits_;
+  c.alternative_hits = alternative_hits_;
+  return c;
+}
+
+}  // namespace gauntlet

@@ -1,0 +1,149 @@
+// Generator: expands a Grammar into SQL text, one RQG "query" per call.
+//
+// A Generator belongs to one worker: it owns its Rng (seeded from the run
+// seed and the worker number), its Perl interpreter (when the grammar has
+// `{ ... }` blocks) and its coverage counters. Nothing is global, so workers
+// run in parallel without locks; a Generator itself is not thread-safe.
+//
+// The first call starts at `threadN_init` or `query_init` when present, later
+// calls at `threadN` or `query`. Every random decision is recorded: Replay()
+// on the recorded choices gives back the same text, which is what reduction
+// shrinks. Expansions deeper than max_depth take the alternative with the
+// shortest derivation, so recursive grammars always finish.
+#ifndef GAUNTLET_GENERATE_GENERATOR_H_
+#define GAUNTLET_GENERATE_GENERATOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/rng.h"
+#include "generate/schema.h"
+#include "grammar/grammar.h"
+
+namespace gauntlet {
+
+class PerlRuntime;
+
+struct GeneratorOptions {
+  uint64_t seed = 1;         // the run seed; mixed with thread_id
+  int thread_id = 1;         // RQG's worker number (1-based): picks threadN rules
+  int thread_count = 1;      // for `_thread_count`
+  int max_depth = 64;        // rule nesting beyond which the shortest path is taken
+  size_t max_length = 16 << 20;  // a longer statement is a GenerationError
+  uint64_t connection_id = 0;    // `_connection_id`; 0 means thread_id
+  std::string current_user = "root@localhost";
+  std::string cwd;           // `_cwd`; empty means the process's
+  std::string tmpdir = "/tmp";
+};
+
+struct Statement {
+  std::string text;
+  ChoiceSeq choices;
+  uint64_t index = 0;        // 0 for the first statement of this generator
+  std::string rule;          // the start rule
+};
+
+// Use counts per rule and per alternative, mergeable across workers.
+struct Coverage {
+  std::vector<std::string> rules;
+  std::vector<uint64_t> rule_hits;
+  std::vector<uint32_t> first_alternative;   // per rule, into alternative_hits
+  std::vector<uint64_t> alternative_hits;
+
+  void Merge(const Coverage& other);
+  std::vector<std::string> UnreachedRules() const;
+  // "rule/N" (N counts from 0) for every alternative never taken.
+  std::vector<std::string> UnreachedAlternatives() const;
+};
+
+// What a rule callback (user code) may use; valid only during the call.
+class RuleContext {
+ public:
+  Rng& rng();
+  int thread_id() const;
+  const Schema& schema() const;
+  std::string last_table() const;  // "" if none chosen yet
+  // Expands a rule or built-in by name in the current statement.
+  std::string Expand(const std::string& name);
+
+ private:
+  friend class Generator;
+  explicit RuleContext(class Generator* g) : g_(g) {}
+  class Generator* g_;
+};
+
+class Generator {
+ public:
+  Generator(std::shared_ptr<const Grammar> grammar, Schema schema,
+            GeneratorOptions options = {});
+  ~Generator();
+  Generator(const Generator&) = delete;
+  Generator& operator=(const Generator&) = delete;
+
+  // The next query's text; valid until the next call.
+  const std::string& Next();
+  // The next query with its recorded choices.
+  Statement NextStatement();
+  // Generates from `rule` (empty: the rule Next() would use) with the draws
+  // taken from `choices`; does not advance the statement count.
+  std::string Replay(const ChoiceSeq& choices, const std::string& rule = "");
+
+  Coverage coverage() const;
+  uint64_t count() const { return count_; }
+  const GeneratorOptions& options() const { return options_; }
+  const Grammar& grammar() const { return *grammar_; }
+  const Schema& schema() const { return schema_; }
+
+ private:
+  friend class RuleContext;
+  friend struct GeneratorInternals;  // Perl's callbacks (perl_runtime.cc)
+
+  int StartRule() const;
+  void Generate(int rule);
+  void ExpandRule(int rule, int depth);
+  void ExpandToken(const Token& t, int depth);
+  void ExpandBuiltin(const Builtin& b);
+  void Emit(std::string_view text);
+  void EmitName(const std::string& name);
+  // Expands a rule or built-in named in user code (Perl `expand`, callbacks).
+  std::string ExpandWord(const std::string& word);
+  uint32_t PickField(FieldClass cls);
+  // Deterministic stand-ins for the clock and the process id (`_unix_timestamp`,
+  // Perl's time(); `_pid`, Perl's $$): a fixed epoch plus the statement
+  // number, and a number unique to the worker.
+  uint64_t Clock() const { return kEpoch + count_; }
+  uint64_t Pid() const { return 10000 + static_cast<uint64_t>(options_.thread_id); }
+  static constexpr uint64_t kEpoch = 1700000000;  // 2023-11-14T22:13:20Z
+
+  std::shared_ptr<const Grammar> grammar_;
+  Schema schema_;
+  GeneratorOptions options_;
+  Rng rng_;
+  std::unique_ptr<PerlRuntime> perl_;
+
+  std::string out_;
+  bool pending_space_ = false;
+  uint64_t count_ = 0;
+  uint64_t serial_ = 0;  // one per Generate(), replays included
+  int depth_ = 0;
+
+  // Invariants hold their value for one statement: a slot is valid when its
+  // generation equals the statement's.
+  std::vector<std::string> invariant_value_;
+  std::vector<uint64_t> invariant_generation_;
+
+  int last_table_ = -1;
+  uint32_t last_database_ = 0;
+  std::string last_field_;
+  uint64_t field_next_ = 0;
+
+  std::vector<uint64_t> rule_hits_;
+  std::vector<uint64_t> alternative_hits_;
+  int query_rule_ = -1, init_rule_ = -1;
+};
+
+}  // namespace gauntlet
+
+#endif  // GAUNTLET_GENERATE_GENERATOR_H_

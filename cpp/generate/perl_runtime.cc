@@ -1,0 +1,489 @@
+#include "generate/perl_runtime.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "generate/generator.h"
+#include "generate/values.h"
+
+// Perl's headers define many macros; they come last.
+#include <EXTERN.h>
+#include <perl.h>
+#include <XSUB.h>
+
+EXTERN_C void boot_DynaLoader(pTHX_ CV* cv);
+
+namespace gauntlet {
+namespace {
+
+// The generator whose Perl code is running on this thread. Perl calls back
+// into C++ (for random draws, values and metadata) through it.
+thread_local Generator* tls_generator = nullptr;
+
+// RQG's block environment, written for Gauntlet. Blocks are compiled in
+// package GenTest::Generator::FromGrammar, as in RQG.
+constexpr const char* kPrelude = R"PERL(
+BEGIN {
+  *CORE::GLOBAL::rand = sub (;$) { my $m = @_ ? $_[0] : 1; $m = 1 unless $m; Gauntlet::uniform() * $m };
+  *CORE::GLOBAL::srand = sub (;$) { 0 };
+  # time() and $$ are the generator's deterministic stand-ins (see README).
+  *CORE::GLOBAL::time = sub () { Gauntlet::clock() };
+}
+$$ = Gauntlet::pid();
+use List::Util ();
+$List::Util::RAND = sub { Gauntlet::uniform() };
+
+package GenTest::Random;
+sub new { bless {}, shift }
+sub uint16 { my ($s, $lo, $hi) = @_; return $lo if $hi <= $lo; $lo + Gauntlet::below($hi - $lo + 1) }
+sub int {
+  my ($s, $lo, $hi) = @_; $lo //= 0; $hi //= 0;
+  return CORE::int($lo) if $hi <= $lo;
+  CORE::int($lo) + Gauntlet::below(CORE::int($hi) - CORE::int($lo) + 1)
+}
+sub float { my ($s, $lo, $hi) = @_; $lo + Gauntlet::uniform() * ($hi - $lo) }
+sub digit { Gauntlet::below(10) }
+sub positive_digit { 1 + Gauntlet::below(9) }
+sub letter { Gauntlet::value('_letter') }
+sub string { my ($s, $n) = @_; Gauntlet::value('_string(' . ($n // 1) . ')') }
+sub text { my ($s, $n) = @_; Gauntlet::value('_text(' . ($n // 255) . ')') }
+sub hex { my ($s, $n) = @_; Gauntlet::value('_hex(' . ($n // 4) . ')') }
+sub bit { my ($s, $n) = @_; Gauntlet::value('_bit(' . ($n // 1) . ')') }
+for my $t (qw(date time datetime timestamp year enum set quid json jsonpath
+              jsonkey jsonvalue jsonpair jsonarray jsonobject)) {
+  no strict 'refs';
+  *{"GenTest::Random::$t"} = sub { Gauntlet::value("_$t") };
+}
+sub json_key { Gauntlet::value('_jsonkey') }
+sub json_value { Gauntlet::value('_jsonvalue') }
+sub json_pair { Gauntlet::value('_jsonpair') }
+sub fieldType { my ($s, $t) = @_; $t =~ s/ /_/g; $t = "_$t" unless $t =~ /^_/; Gauntlet::value($t) }
+sub isFieldType { my ($s, $t) = @_; defined $t && Gauntlet::is_value($t) }
+sub fromDictionary { my ($s, $d) = @_; Gauntlet::value("_$d") }
+sub arrayElement { my ($s, $a) = @_; return undef unless $a && @$a; $a->[Gauntlet::below(scalar @$a)] }
+sub shuffleArray {
+  my ($s, $a) = @_;
+  for (my $i = $#$a; $i > 0; $i--) { my $j = Gauntlet::below($i + 1); @$a[$i, $j] = @$a[$j, $i] }
+  return $a;
+}
+
+package GenTest::Stack::StackFrame;
+sub new { bless {}, shift }
+sub get { $_[0]->{$_[1]} }
+sub set { $_[0]->{$_[1]} = $_[2]; undef }
+
+package GenTest::Stack::Stack;
+# push opens a frame (inheriting "arg"); pop closes it and leaves its result
+# as "result" in the caller's frame.
+sub new { bless { frames => [GenTest::Stack::StackFrame->new] }, shift }
+sub _top { $_[0]->{frames}[-1] }
+sub push {
+  my ($s) = @_; my $arg = $s->_top->get('arg');
+  push @{$s->{frames}}, GenTest::Stack::StackFrame->new;
+  $s->_top->set('arg', $arg) if defined $arg; undef
+}
+sub pop {
+  my ($s, $result) = @_;
+  pop @{$s->{frames}} if @{$s->{frames}} > 1;
+  $s->_top->set('result', $result); undef
+}
+sub get { $_[0]->_top->get($_[1]) }
+sub set { $_[0]->_top->set($_[1], $_[2]) }
+
+package Gauntlet::Executor;
+my %class = (primary => 1, indexed => 3, int => 5, char => 7);
+my %not = (primary => 2, indexed => 4);
+sub new { bless {}, shift }
+sub tables { [Gauntlet::tables(0)] }
+sub metaTables { [Gauntlet::tables(0)] }
+sub metaBaseTables { [Gauntlet::tables(1)] }
+sub metaViews { [Gauntlet::tables(2)] }
+sub metaColumns { my ($s, $t) = @_; [Gauntlet::columns($t // '', 0)] }
+sub metaColumnsIndexType { my ($s, $k, $t) = @_; [Gauntlet::columns($t // '', $class{$k} // 0)] }
+sub metaColumnsIndexTypeNot { my ($s, $k, $t) = @_; [Gauntlet::columns($t // '', $not{$k} // 0)] }
+sub metaColumnsDataType { my ($s, $k, $t) = @_; [Gauntlet::columns($t // '', $class{$k} // 0)] }
+sub metaColumnsDataIndexType {
+  my ($s, $k, $i, $t) = @_; [Gauntlet::columns($t // '', ($class{$k} // -1) + 1)]
+}
+sub metaSchemas { [Gauntlet::databases()] }
+sub databases { [Gauntlet::databases()] }
+sub connectionId { Gauntlet::connection_id() }
+sub currentUser { Gauntlet::current_user() }
+
+package Gauntlet::GeneratorView;
+sub new { bless {}, shift }
+sub threadId { Gauntlet::thread_id() }
+sub prng { $GenTest::Generator::FromGrammar::prng }
+
+package GenTest::Generator::FromGrammar;
+use List::Util qw(shuffle first max min sum);
+our $prng = GenTest::Random->new;
+our $executors = [Gauntlet::Executor->new];
+our $generator = Gauntlet::GeneratorView->new;
+our $global = GenTest::Stack::StackFrame->new;
+our ($stack, $last_table, $last_field, $last_database);
+sub expand { my ($counters, $invariants, @items) = @_; map { Gauntlet::expand($_) } @items }
+sub say { print STDERR "# ", @_, "\n" }
+1;
+)PERL";
+
+}  // namespace
+
+// The generator's state that Perl's callbacks read and draw from.
+struct GeneratorInternals {
+  static Rng& rng() { return tls_generator->rng_; }
+  static const Schema& schema() { return tls_generator->schema_; }
+  static const Grammar& grammar() { return *tls_generator->grammar_; }
+  static const GeneratorOptions& options() { return tls_generator->options_; }
+  static uint32_t last_database() { return tls_generator->last_database_; }
+  static int last_table() { return tls_generator->last_table_; }
+  static const std::string& last_field() { return tls_generator->last_field_; }
+  static std::string Expand(const std::string& word) { return tls_generator->ExpandWord(word); }
+  static uint64_t Clock() { return tls_generator->Clock(); }
+  static uint64_t Pid() { return tls_generator->Pid(); }
+};
+
+namespace {
+
+using Host = GeneratorInternals;
+
+std::string ToString(pTHX_ SV* sv) {
+  if (sv == nullptr || !SvOK(sv)) return {};
+  STRLEN len;
+  const char* p = SvPV(sv, len);
+  return std::string(p, len);
+}
+
+XS(XS_below) {
+  dXSARGS;
+  const IV n = items > 0 ? SvIV(ST(0)) : 0;
+  const IV v = n > 0 ? static_cast<IV>(Host::rng().Below(static_cast<uint64_t>(n))) : 0;
+  ST(0) = sv_2mortal(newSViv(v));
+  XSRETURN(1);
+}
+
+XS(XS_uniform) {
+  dXSARGS;
+  (void)items;
+  ST(0) = sv_2mortal(newSVnv(Host::rng().Uniform01()));
+  XSRETURN(1);
+}
+
+// "_name" or "_name(a, b)" -> the resolved built-in, cached per text.
+const Builtin* ValueBuiltin(const std::string& text) {
+  thread_local std::unordered_map<std::string, std::optional<Builtin>> cache;
+  auto it = cache.find(text);
+  if (it == cache.end()) {
+    std::string name = text;
+    std::vector<double> args;
+    const size_t paren = text.find('(');
+    if (paren != std::string::npos) {
+      name = text.substr(0, paren);
+      std::string inner = text.substr(paren + 1);
+      for (char& c : inner) if (c == ',' || c == ')') c = ' ';
+      size_t pos = 0;
+      while (pos < inner.size()) {
+        char* end = nullptr;
+        const double v = std::strtod(inner.c_str() + pos, &end);
+        if (end == inner.c_str() + pos) break;
+        args.push_back(v);
+        pos = end - inner.c_str();
+      }
+    }
+    std::optional<Builtin> b;
+    try {
+      b = ResolveBuiltin(name, args, paren != std::string::npos);
+    } catch (const std::invalid_argument&) {
+    }
+    if (b && b->kind < BuiltinKind::kDigit) b.reset();  // schema, environment
+    it = cache.emplace(text, b).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+XS(XS_value) {
+  dXSARGS;
+  const std::string text = items > 0 ? ToString(aTHX_ ST(0)) : "";
+  std::string value;
+  if (const Builtin* b = ValueBuiltin(text)) {
+    if (b->kind != BuiltinKind::kNull) AppendRawValue(*b, Host::rng(), value);
+    ST(0) = b->kind == BuiltinKind::kNull ? &PL_sv_undef
+                                           : sv_2mortal(newSVpvn(value.data(), value.size()));
+  } else {
+    ST(0) = &PL_sv_undef;
+  }
+  XSRETURN(1);
+}
+
+XS(XS_is_value) {
+  dXSARGS;
+  const std::string text = items > 0 ? ToString(aTHX_ ST(0)) : "";
+  ST(0) = ValueBuiltin(text[0] == '_' ? text : "_" + text) ? &PL_sv_yes : &PL_sv_no;
+  XSRETURN(1);
+}
+
+XS(XS_expand) {
+  dXSARGS;
+  const std::string word = items > 0 ? ToString(aTHX_ ST(0)) : "";
+  const std::string text = Host::Expand(word);
+  ST(0) = sv_2mortal(newSVpvn(text.data(), text.size()));
+  XSRETURN(1);
+}
+
+XS(XS_tables) {
+  dXSARGS;
+  const int which = items > 0 ? static_cast<int>(SvIV(ST(0))) : 0;
+  const Schema& schema = Host::schema();
+  const auto& list = schema.TablesIn(Host::last_database(), which);
+  SP -= items;
+  EXTEND(SP, static_cast<SSize_t>(list.size()));
+  for (uint32_t t : list) {
+    const std::string& name = schema.tables()[t].name;
+    PUSHs(sv_2mortal(newSVpvn(name.data(), name.size())));
+  }
+  PUTBACK;
+}
+
+XS(XS_columns) {
+  dXSARGS;
+  const std::string table = items > 0 ? ToString(aTHX_ ST(0)) : "";
+  const int cls = items > 1 ? static_cast<int>(SvIV(ST(1))) : 0;
+  const Schema& schema = Host::schema();
+  int t = table.empty() ? Host::last_table() : schema.FindTable(table);
+  SP -= items;
+  if (t >= 0 && cls >= 0 && cls < static_cast<int>(FieldClass::kCount)) {
+    const auto& cols = schema.Fields(static_cast<uint32_t>(t), static_cast<FieldClass>(cls));
+    EXTEND(SP, static_cast<SSize_t>(cols.size()));
+    for (uint32_t c : cols) {
+      const std::string& name = schema.tables()[t].columns[c].name;
+      PUSHs(sv_2mortal(newSVpvn(name.data(), name.size())));
+    }
+  }
+  PUTBACK;
+}
+
+XS(XS_databases) {
+  dXSARGS;
+  SP -= items;
+  const auto& dbs = Host::schema().databases();
+  EXTEND(SP, static_cast<SSize_t>(dbs.size()));
+  for (const auto& d : dbs) PUSHs(sv_2mortal(newSVpvn(d.data(), d.size())));
+  PUTBACK;
+}
+
+XS(XS_thread_id) {
+  dXSARGS;
+  (void)items;
+  ST(0) = sv_2mortal(newSViv(Host::options().thread_id));
+  XSRETURN(1);
+}
+
+XS(XS_clock) {
+  dXSARGS;
+  (void)items;
+  ST(0) = sv_2mortal(newSViv(static_cast<IV>(Host::Clock())));
+  XSRETURN(1);
+}
+
+XS(XS_pid) {
+  dXSARGS;
+  (void)items;
+  ST(0) = sv_2mortal(newSViv(static_cast<IV>(Host::Pid())));
+  XSRETURN(1);
+}
+
+XS(XS_connection_id) {
+  dXSARGS;
+  (void)items;
+  const auto& o = Host::options();
+  ST(0) = sv_2mortal(newSViv(static_cast<IV>(o.connection_id ? o.connection_id : o.thread_id)));
+  XSRETURN(1);
+}
+
+XS(XS_current_user) {
+  dXSARGS;
+  (void)items;
+  const std::string& u = Host::options().current_user;
+  ST(0) = sv_2mortal(newSVpvn(u.data(), u.size()));
+  XSRETURN(1);
+}
+
+void XsInit(pTHX) {
+  static const char kFile[] = __FILE__;
+  newXS("DynaLoader::boot_DynaLoader", boot_DynaLoader, kFile);
+  newXS("Gauntlet::below", XS_below, kFile);
+  newXS("Gauntlet::uniform", XS_uniform, kFile);
+  newXS("Gauntlet::value", XS_value, kFile);
+  newXS("Gauntlet::is_value", XS_is_value, kFile);
+  newXS("Gauntlet::expand", XS_expand, kFile);
+  newXS("Gauntlet::tables", XS_tables, kFile);
+  newXS("Gauntlet::columns", XS_columns, kFile);
+  newXS("Gauntlet::databases", XS_databases, kFile);
+  newXS("Gauntlet::thread_id", XS_thread_id, kFile);
+  newXS("Gauntlet::connection_id", XS_connection_id, kFile);
+  newXS("Gauntlet::clock", XS_clock, kFile);
+  newXS("Gauntlet::pid", XS_pid, kFile);
+  newXS("Gauntlet::current_user", XS_current_user, kFile);
+}
+
+std::once_flag perl_sys_init;
+
+}  // namespace
+
+struct PerlRuntime::Impl {
+  Generator* generator;
+  PerlInterpreter* perl = nullptr;
+  std::vector<SV*> blocks;
+  std::vector<SV*> variables;
+  SV* last_table = nullptr;
+  SV* last_field = nullptr;
+  SV* last_database = nullptr;
+  SV* new_stack = nullptr;  // sub resetting $stack; null when no block uses it
+  int synced_table = -2;
+  std::string synced_field;
+
+  // Compiles `code` into a sub; returns nullptr and sets `error` on failure.
+  SV* Compile(const std::string& code, std::string* error) {
+    dTHXa(perl);
+    const std::string source =
+        "package GenTest::Generator::FromGrammar; no strict; no warnings; sub {\n" + code + "\n}";
+    SV* sub = eval_pv(source.c_str(), FALSE);
+    if (SvTRUE(ERRSV)) {
+      *error = ToString(aTHX_ ERRSV);
+      return nullptr;
+    }
+    return newSVsv(sub);
+  }
+
+  // Copies the generator's $last_* into Perl when they changed.
+  void Sync() {
+    dTHXa(perl);
+    if (Host::last_table() != synced_table) {
+      synced_table = Host::last_table();
+      if (synced_table >= 0) {
+        const std::string& n = Host::schema().tables()[synced_table].name;
+        sv_setpvn(last_table, n.data(), n.size());
+      }
+      const std::string& d = Host::schema().databases()[Host::last_database()];
+      sv_setpvn(last_database, d.data(), d.size());
+    }
+    if (Host::last_field() != synced_field) {
+      synced_field = Host::last_field();
+      sv_setpvn(last_field, synced_field.data(), synced_field.size());
+    }
+  }
+
+  std::string Call(SV* sub, const SourceLocation& where) {
+    dTHXa(perl);
+    PERL_SET_CONTEXT(perl);
+    Generator* outer = tls_generator;
+    tls_generator = generator;
+    Sync();
+    dSP;
+    ENTER;
+    SAVETMPS;
+    PUSHMARK(SP);
+    const int count = call_sv(sub, G_SCALAR | G_EVAL | G_NOARGS);
+    SPAGAIN;
+    std::string result;
+    if (count == 1) result = ToString(aTHX_ POPs);
+    PUTBACK;
+    std::string error;
+    if (SvTRUE(ERRSV)) error = ToString(aTHX_ ERRSV);
+    FREETMPS;
+    LEAVE;
+    tls_generator = outer;
+    if (!error.empty())
+      throw GenerationError(where.ToString() + ": Perl block died: " + error);
+    return result;
+  }
+};
+
+PerlRuntime::PerlRuntime(Generator* generator) : impl_(new Impl) {
+  impl_->generator = generator;
+  std::call_once(perl_sys_init, [] {
+    static int argc = 1;
+    static char arg0[] = "gauntlet";
+    static char* argv_storage[] = {arg0, nullptr};
+    static char** argv = argv_storage;
+    static char* env_storage[] = {nullptr};
+    static char** env = env_storage;
+    PERL_SYS_INIT3(&argc, &argv, &env);
+    // XS modules such as List::Util resolve libperl's symbols globally; when
+    // we are ourselves loaded with RTLD_LOCAL (a Python extension), promote
+    // libperl to global visibility first.
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&perl_alloc), &info) && info.dli_fname != nullptr)
+      dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+  });
+  PerlInterpreter* my_perl = perl_alloc();
+  impl_->perl = my_perl;
+  PERL_SET_CONTEXT(my_perl);
+  perl_construct(my_perl);
+  PL_exit_flags |= PERL_EXIT_DESTRUCT_END;
+  static char a0[] = "", a1[] = "-e", a2[] = "0";
+  char* args[] = {a0, a1, a2, nullptr};
+  perl_parse(my_perl, XsInit, 3, args, nullptr);
+  perl_run(my_perl);
+
+  Generator* outer = tls_generator;
+  tls_generator = generator;
+  eval_pv(kPrelude, FALSE);
+  if (SvTRUE(ERRSV)) {
+    const std::string error = ToString(aTHX_ ERRSV);
+    tls_generator = outer;
+    throw Error("cannot start the embedded Perl: " + error);
+  }
+  impl_->last_table = get_sv("GenTest::Generator::FromGrammar::last_table", GV_ADD);
+  impl_->last_field = get_sv("GenTest::Generator::FromGrammar::last_field", GV_ADD);
+  impl_->last_database = get_sv("GenTest::Generator::FromGrammar::last_database", GV_ADD);
+
+  const Grammar& g = generator->grammar();
+  std::string error;
+  bool uses_stack = false;
+  for (const PerlBlock& b : g.perl_blocks()) uses_stack |= b.code.find("$stack") != std::string::npos;
+  if (uses_stack) impl_->new_stack = impl_->Compile("$stack = GenTest::Stack::Stack->new", &error);
+  for (const PerlBlock& b : g.perl_blocks()) {
+    SV* sub = impl_->Compile(b.code, &error);
+    if (sub == nullptr) {
+      tls_generator = outer;
+      throw InvalidInput(b.where, "Perl block does not compile: " + error);
+    }
+    impl_->blocks.push_back(sub);
+  }
+  for (const std::string& v : g.variables()) {
+    SV* sub = impl_->Compile(v, &error);
+    if (sub == nullptr) {
+      tls_generator = outer;
+      throw InvalidInput({"<grammar>", 0, 0}, "variable " + v + ": " + error);
+    }
+    impl_->variables.push_back(sub);
+  }
+  tls_generator = outer;
+}
+
+PerlRuntime::~PerlRuntime() {
+  PerlInterpreter* my_perl = impl_->perl;
+  PERL_SET_CONTEXT(my_perl);
+  perl_destruct(my_perl);
+  perl_free(my_perl);
+  delete impl_;
+}
+
+void PerlRuntime::BeginStatement() {
+  if (impl_->new_stack != nullptr) impl_->Call(impl_->new_stack, {"<stack>", 0, 0});
+}
+
+std::string PerlRuntime::RunBlock(uint32_t block) {
+  return impl_->Call(impl_->blocks[block], impl_->generator->grammar().perl_blocks()[block].where);
+}
+
+std::string PerlRuntime::ReadVariable(uint32_t variable) {
+  return impl_->Call(impl_->variables[variable],
+                     {impl_->generator->grammar().variables()[variable], 0, 0});
+}
+
+}  // namespace gauntlet

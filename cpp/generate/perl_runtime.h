@@ -1,0 +1,45 @@
+// PerlRuntime: runs a grammar's `{ ... }` Perl blocks the way RQG does.
+//
+// One embedded interpreter per Generator (Perl is built with MULTIPLICITY, so
+// workers never share one); each block is compiled once into a sub. Blocks see
+// RQG's environment: `$prng` (int, uint16, arrayElement, shuffleArray,
+// fieldType, ...), `$executors->[0]` metadata calls, `$generator->threadId()`,
+// `$last_table`, `$last_field`, `$last_database`, `$stack` (fresh each query)
+// and `$global`, and any undeclared variable persists across the worker's
+// queries. All randomness, including Perl's rand() and List::Util's shuffle,
+// draws from the Generator's Rng, so blocks are deterministic and replayable.
+#ifndef GAUNTLET_GENERATE_PERL_RUNTIME_H_
+#define GAUNTLET_GENERATE_PERL_RUNTIME_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gauntlet {
+
+class Generator;
+
+class PerlRuntime {
+ public:
+  // Compiles every block of the generator's grammar; a block that does not
+  // compile is an InvalidInput naming its location.
+  explicit PerlRuntime(Generator* generator);
+  ~PerlRuntime();
+  PerlRuntime(const PerlRuntime&) = delete;
+  PerlRuntime& operator=(const PerlRuntime&) = delete;
+
+  // Starts a query: a fresh `$stack`.
+  void BeginStatement();
+  // The block's value as text ('' for undef). Throws GenerationError when the
+  // block dies.
+  std::string RunBlock(uint32_t block);
+  std::string ReadVariable(uint32_t variable);
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace gauntlet
+
+#endif  // GAUNTLET_GENERATE_PERL_RUNTIME_H_

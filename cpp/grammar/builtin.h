@@ -1,0 +1,53 @@
+// The built-in tokens of RQG's grammar language, plus our distributions.
+//
+// ResolveBuiltin maps a token as written (`_table`, `_varchar(32)`,
+// `_int_unsigned`, `_english`, `_pareto(1, 1000)`) to a Builtin value that the
+// generator evaluates. The table of names lives in builtin.cc.
+#ifndef GAUNTLET_GRAMMAR_BUILTIN_H_
+#define GAUNTLET_GRAMMAR_BUILTIN_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gauntlet {
+
+enum class BuiltinKind : uint8_t {
+  // Schema: names come from the Schema, backquoted like RQG does.
+  kTable, kBaseTable, kView, kDatabase,
+  kField, kFieldList, kFieldCount, kFieldNext, kFieldPk, kFieldNoPk,
+  kFieldIndexed, kFieldUnindexed, kFieldInt, kFieldIntIndexed, kFieldChar,
+  kFieldCharIndexed,
+  kCollation, kCollationName, kCharset, kCharsetName,
+  // Environment of the worker.
+  kCwd, kTmpnam, kTmptable, kUnixTimestamp, kPid, kThreadId, kConnectionId,
+  kCurrentUser, kThreadCount,
+  // Values.
+  kDigit, kPositiveDigit, kLetter, kHex, kBlob, kInteger, kDecimal, kFloat,
+  kDouble, kString, kText, kDate, kTime, kDatetime, kTimestamp, kYear, kEnum,
+  kSet, kBit, kNull, kEmpty, kQuid, kJson, kJsonPath, kJsonKey, kJsonValue,
+  kJsonPair, kJsonArray, kJsonObject, kDictionary,
+  // Our value distributions (sysbench's): integers in [lo, hi].
+  kUniform, kGaussian, kPareto, kZipf,
+};
+
+struct Builtin {
+  BuiltinKind kind;
+  bool quoted = false;   // wrap the value in quotes as RQG does
+  // Integer ranges, string lengths, decimal precision/scale, distribution
+  // parameters, or the dictionary number; meaning depends on `kind`.
+  double a = 0, b = 0, c = 0;
+  bool has_a = false;
+  std::string name;      // the token as written, for messages
+};
+
+// Returns nullopt when `name` (with its arguments) is not a built-in.
+// Throws InvalidInput-free std::invalid_argument for bad arguments, with a
+// message the caller places at the token.
+std::optional<Builtin> ResolveBuiltin(const std::string& name,
+                                      const std::vector<double>& args,
+                                      bool has_args);
+
+}  // namespace gauntlet
+
+#endif  // GAUNTLET_GRAMMAR_BUILTIN_H_

@@ -1,0 +1,39 @@
+// Maps gauntlet::Error and its subclasses to Python exceptions.
+#include <pybind11/pybind11.h>
+
+#include "common/error.h"
+
+namespace py = pybind11;
+
+namespace gauntlet::bindings {
+
+void RegisterErrors(py::module_& m) {
+  static py::exception<Error> error(m, "GauntletError", PyExc_RuntimeError);
+  // InvalidInput is also a ValueError: bad input is the caller's mistake.
+  static py::handle invalid_input = [&] {
+    py::object bases = py::make_tuple(error, py::handle(PyExc_ValueError));
+    PyObject* cls = PyErr_NewException("gauntlet._core.InvalidInput", bases.ptr(), nullptr);
+    m.attr("InvalidInput") = py::handle(cls);
+    return py::handle(cls);
+  }();
+  static py::exception<GenerationError> generation(m, "GenerationError", error.ptr());
+
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InvalidInput& e) {
+      py::object exc = invalid_input(py::str(e.what()));
+      exc.attr("file") = e.where().file;
+      exc.attr("line") = e.where().line;
+      exc.attr("column") = e.where().column;
+      exc.attr("reason") = e.message();
+      PyErr_SetObject(invalid_input.ptr(), exc.ptr());
+    } catch (const GenerationError& e) {
+      generation(e.what());
+    } catch (const Error& e) {
+      error(e.what());
+    }
+  });
+}
+
+}  // namespace gauntlet::bindings

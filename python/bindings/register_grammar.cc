@@ -1,0 +1,216 @@
+// Bindings for grammars, schemas and generators.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "generate/generator.h"
+#include "generate/statements.h"
+
+namespace py = pybind11;
+
+namespace gauntlet::bindings {
+namespace {
+
+// Owns a Python callable; takes the GIL to call or release it, because the
+// generator runs with the GIL released.
+struct PyRule {
+  std::shared_ptr<py::function> fn;
+  std::string operator()(RuleContext& ctx) const {
+    py::gil_scoped_acquire gil;
+    py::object result = (*fn)(py::cast(&ctx, py::return_value_policy::reference));
+    return result.is_none() ? std::string() : py::str(result).cast<std::string>();
+  }
+};
+
+std::shared_ptr<py::function> HoldWithGil(py::function f) {
+  return std::shared_ptr<py::function>(new py::function(std::move(f)), [](py::function* p) {
+    py::gil_scoped_acquire gil;
+    delete p;
+  });
+}
+
+py::list ToList(const ChoiceSeq& choices) {
+  py::list out;
+  for (const Choice& c : choices) out.append(py::make_tuple(c.value, c.bound));
+  return out;
+}
+
+ChoiceSeq FromList(const py::iterable& items) {
+  ChoiceSeq out;
+  for (py::handle h : items) {
+    if (py::isinstance<py::tuple>(h) || py::isinstance<py::list>(h)) {
+      auto t = h.cast<py::sequence>();
+      out.push_back({t[0].cast<uint64_t>(), t.size() > 1 ? t[1].cast<uint64_t>() : 0});
+    } else {
+      out.push_back({h.cast<uint64_t>(), 0});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void RegisterGrammar(py::module_& m) {
+  py::class_<Column>(m, "Column")
+      .def(py::init([](std::string name, std::string type, bool primary, bool indexed,
+                       bool nullable) {
+             return Column{std::move(name), std::move(type), primary, indexed || primary, nullable};
+           }),
+           py::arg("name"), py::arg("type") = "int", py::arg("primary") = false,
+           py::arg("indexed") = false, py::arg("nullable") = true)
+      .def_readwrite("name", &Column::name)
+      .def_readwrite("type", &Column::type)
+      .def_readwrite("primary", &Column::primary)
+      .def_readwrite("indexed", &Column::indexed)
+      .def_readwrite("nullable", &Column::nullable);
+
+  py::class_<Table>(m, "Table")
+      .def(py::init([](std::string name, std::vector<Column> columns, uint64_t rows,
+                       std::string engine, bool view, std::string database) {
+             Table t;
+             t.name = std::move(name);
+             t.columns = std::move(columns);
+             t.rows = rows;
+             t.engine = std::move(engine);
+             t.view = view;
+             t.database = std::move(database);
+             return t;
+           }),
+           py::arg("name"), py::arg("columns"), py::arg("rows") = 0, py::arg("engine") = "",
+           py::arg("view") = false, py::arg("database") = "")
+      .def_readwrite("name", &Table::name)
+      .def_readwrite("columns", &Table::columns)
+      .def_readwrite("rows", &Table::rows)
+      .def_readwrite("engine", &Table::engine)
+      .def_readwrite("view", &Table::view)
+      .def_readwrite("database", &Table::database);
+
+  py::class_<Schema>(m, "Schema")
+      .def(py::init<std::vector<std::string>, std::vector<Table>>(),
+           py::arg("databases"), py::arg("tables"))
+      .def_static("rqg_default", &Schema::RqgDefault)
+      .def_static("from_json", &Schema::FromJson, py::arg("text"), py::arg("file") = "<json>")
+      .def_static("from_json_file", &Schema::FromJsonFile)
+      .def("to_json", &Schema::ToJson)
+      .def_property_readonly("databases", &Schema::databases)
+      .def_property_readonly("tables", &Schema::tables)
+      .def_property("charsets", &Schema::charsets, &Schema::set_charsets)
+      .def_property("collations", &Schema::collations, &Schema::set_collations);
+
+  py::class_<Grammar, std::shared_ptr<Grammar>>(m, "Grammar")
+      .def(py::init<>())
+      .def("add_file", &Grammar::AddFile)
+      .def("add_text", &Grammar::AddText, py::arg("text"), py::arg("file") = "<string>")
+      .def("define", [](Grammar& g, const std::string& name, py::function fn) {
+        g.DefineCallback(name, PyRule{HoldWithGil(std::move(fn))});
+      })
+      .def("finish", &Grammar::Finish)
+      .def_property_readonly("rules", [](const Grammar& g) {
+        std::vector<std::string> names;
+        for (const Rule& r : g.rules()) names.push_back(r.name);
+        return names;
+      })
+      .def("alternatives", [](const Grammar& g, const std::string& rule) {
+        const int i = g.FindRule(rule);
+        if (i < 0) throw py::key_error(rule);
+        return g.rules()[i].alternatives.size();
+      })
+      .def_property_readonly("alternative_count", &Grammar::alternative_count)
+      .def_property_readonly("warnings", &Grammar::warnings)
+      .def_property_readonly("undefined_words", [](const Grammar& g) {
+        std::vector<std::string> words;
+        for (const auto& [w, where] : g.undefined_words()) words.push_back(w);
+        return words;
+      })
+      .def_property_readonly("perl_blocks", [](const Grammar& g) { return g.perl_blocks().size(); })
+      .def_property_readonly("sources", &Grammar::sources);
+
+  py::class_<RuleContext>(m, "RuleContext")
+      .def("below", [](RuleContext& c, uint64_t n) {
+        if (n == 0) throw py::value_error("below(n) needs n > 0");
+        return c.rng().Below(n);
+      })
+      .def("range", [](RuleContext& c, int64_t lo, int64_t hi) {
+        if (lo > hi) throw py::value_error("range(lo, hi) needs lo <= hi");
+        return c.rng().Range(lo, hi);
+      })
+      .def("choice", [](RuleContext& c, const py::sequence& items) {
+        if (items.size() == 0) throw py::value_error("choice() of an empty sequence");
+        return items[c.rng().Below(items.size())];
+      })
+      .def("expand", &RuleContext::Expand)
+      .def_property_readonly("thread_id", &RuleContext::thread_id)
+      .def_property_readonly("last_table", &RuleContext::last_table);
+
+  py::class_<Statement>(m, "Statement")
+      .def_readonly("text", &Statement::text)
+      .def_readonly("index", &Statement::index)
+      .def_readonly("rule", &Statement::rule)
+      .def_property_readonly("choices", [](const Statement& s) { return ToList(s.choices); });
+
+  py::class_<Coverage>(m, "Coverage")
+      .def(py::init<>())
+      .def_readonly("rules", &Coverage::rules)
+      .def_readonly("rule_hits", &Coverage::rule_hits)
+      .def_readonly("first_alternative", &Coverage::first_alternative)
+      .def_readonly("alternative_hits", &Coverage::alternative_hits)
+      .def("merge", &Coverage::Merge)
+      .def("unreached_rules", &Coverage::UnreachedRules)
+      .def("unreached_alternatives", &Coverage::UnreachedAlternatives);
+
+  py::class_<Generator>(m, "Generator")
+      .def(py::init([](std::shared_ptr<Grammar> grammar, const Schema& schema, uint64_t seed,
+                       int thread_id, int thread_count, int max_depth) {
+             GeneratorOptions o;
+             o.seed = seed;
+             o.thread_id = thread_id;
+             o.thread_count = thread_count;
+             o.max_depth = max_depth;
+             return std::make_unique<Generator>(std::move(grammar), schema, o);
+           }),
+           py::arg("grammar"), py::arg("schema"), py::arg("seed") = 1, py::arg("thread_id") = 1,
+           py::arg("thread_count") = 1, py::arg("max_depth") = 64)
+      .def("next", [](Generator& g) {
+        std::string text;
+        {
+          py::gil_scoped_release release;
+          text = g.Next();
+        }
+        return text;
+      })
+      .def("next_statement", [](Generator& g) {
+        py::gil_scoped_release release;
+        return g.NextStatement();
+      })
+      .def("generate", [](Generator& g, size_t n) {
+        std::vector<std::string> out;
+        out.reserve(n);
+        {
+          py::gil_scoped_release release;
+          for (size_t i = 0; i < n; ++i) out.push_back(g.Next());
+        }
+        return out;
+      }, py::arg("n"))
+      .def("advance", [](Generator& g, size_t n) {
+        // Generates and discards n queries (to skip ahead, or to time the
+        // engine alone); returns the bytes generated.
+        py::gil_scoped_release release;
+        size_t bytes = 0;
+        for (size_t i = 0; i < n; ++i) bytes += g.Next().size();
+        return bytes;
+      }, py::arg("n"))
+      .def("replay", [](Generator& g, const py::iterable& choices, const std::string& rule) {
+        const ChoiceSeq seq = FromList(choices);
+        py::gil_scoped_release release;
+        return g.Replay(seq, rule);
+      }, py::arg("choices"), py::arg("rule") = "")
+      .def("coverage", &Generator::coverage)
+      .def_property_readonly("count", &Generator::count)
+      .def_property_readonly("seed", [](const Generator& g) { return g.options().seed; })
+      .def_property_readonly("thread_id", [](const Generator& g) { return g.options().thread_id; });
+
+  m.def("split_statements", &SplitStatements, py::arg("query"),
+        "Splits one generated query into statements, as RQG does.");
+}
+
+}  // namespace gauntlet::bindings

@@ -1,0 +1,27 @@
+"""Gauntlet: randomized QA for MySQL-family servers.
+
+>>> import gauntlet
+>>> g = gauntlet.Grammar.from_string("query: SELECT _digit ;")
+>>> g.generate(2, seed=7)  # doctest: +SKIP
+"""
+
+try:
+    from . import _core
+except ImportError as e:  # pragma: no cover - only without a build
+    raise ImportError(
+        "gauntlet._core is not built. Run `make build` in the source tree, or "
+        "`pip install --no-build-isolation --no-index .`") from e
+
+from ._core import GauntletError, GenerationError, InvalidInput
+from .grammar import (Column, Coverage, Generator, Grammar, RuleContext, Schema, Table,
+                      split_statements)
+
+__all__ = [
+    "Column", "Coverage", "GauntletError", "GenerationError", "Generator", "Grammar",
+    "InvalidInput", "RuleContext", "Schema", "Table", "split_statements",
+]
+__version__ = "0.1.0"
+
+
+def __dir__():
+    return __all__

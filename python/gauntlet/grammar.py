@@ -1,0 +1,207 @@
+"""Grammars, schemas and generators: the Python face of the C++ engine."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
+
+from . import _core
+
+Column = _core.Column
+Table = _core.Table
+RuleContext = _core.RuleContext
+split_statements = _core.split_statements
+
+
+class Schema:
+    """Tables and columns that `_table` and `_field*` draw from.
+
+    ``Schema.rqg_default()`` is RQG's GendataSimple schema (tables A..E and
+    AA..DD); ``Schema.from_json(...)`` reads our JSON format; or build one:
+    ``Schema([Table("t1", [Column("pk", "int", primary=True)])])``.
+    """
+
+    def __init__(self, tables: Sequence[Table] = (), databases: Sequence[str] = ("test",), *, _core_schema=None):
+        self._s = _core_schema if _core_schema is not None else _core.Schema(list(databases), list(tables))
+
+    @classmethod
+    def rqg_default(cls) -> "Schema":
+        return cls(_core_schema=_core.Schema.rqg_default())
+
+    @classmethod
+    def from_json(cls, text_or_path: str) -> "Schema":
+        """Parses JSON text, or reads it from a file path."""
+        if os.path.exists(text_or_path):
+            return cls(_core_schema=_core.Schema.from_json_file(text_or_path))
+        return cls(_core_schema=_core.Schema.from_json(text_or_path))
+
+    def to_json(self) -> str:
+        return self._s.to_json()
+
+    @property
+    def tables(self) -> list:
+        return self._s.tables
+
+    @property
+    def databases(self) -> list:
+        return self._s.databases
+
+    def __repr__(self) -> str:
+        names = [t.name for t in self._s.tables]
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        return f"Schema({len(names)} tables: {shown})"
+
+
+class Grammar:
+    """An RQG-dialect grammar, loaded from files or text.
+
+    Later sources override earlier rules (RQG's ``--redefine``). ``rules``
+    maps rule names to Python functions ``f(ctx) -> str`` that compute the
+    rule's text; ``ctx`` offers ``below(n)``, ``range(lo, hi)``,
+    ``choice(seq)`` (all recorded, so replay works), ``expand(name)``,
+    ``thread_id`` and ``last_table``.
+    """
+
+    def __init__(self, core: "_core.Grammar", label: str):
+        self._g = core
+        self._label = label
+
+    @classmethod
+    def from_file(cls, path: str, *redefine: str, rules: Optional[Mapping[str, Callable]] = None) -> "Grammar":
+        g = _core.Grammar()
+        for p in (path, *redefine):
+            g.add_file(os.fspath(p))
+        return cls._finish(g, rules, os.path.basename(os.fspath(path)))
+
+    @classmethod
+    def from_string(cls, text: str, *redefine: str, rules: Optional[Mapping[str, Callable]] = None,
+                    name: str = "<string>") -> "Grammar":
+        g = _core.Grammar()
+        g.add_text(text, name)
+        for i, extra in enumerate(redefine):
+            g.add_text(extra, f"<redefine {i + 1}>")
+        return cls._finish(g, rules, name)
+
+    @classmethod
+    def _finish(cls, g, rules, label) -> "Grammar":
+        for name, fn in (rules or {}).items():
+            g.define(name, fn)
+        g.finish()
+        return cls(g, label)
+
+    @property
+    def rules(self) -> list:
+        return self._g.rules
+
+    @property
+    def warnings(self) -> list:
+        return self._g.warnings
+
+    @property
+    def undefined_words(self) -> list:
+        return self._g.undefined_words
+
+    @property
+    def uses_perl(self) -> bool:
+        return self._g.perl_blocks > 0
+
+    def generator(self, seed: int = 1, schema: Optional[Schema] = None, *, thread_id: int = 1,
+                  thread_count: int = 1, max_depth: int = 64) -> "Generator":
+        return Generator(self, seed=seed, schema=schema, thread_id=thread_id,
+                         thread_count=thread_count, max_depth=max_depth)
+
+    def generate(self, n: int, seed: int = 1, schema: Optional[Schema] = None) -> list:
+        """The first ``n`` queries of a fresh generator."""
+        return self.generator(seed, schema).generate(n)
+
+    def __repr__(self) -> str:
+        perl = f", {self._g.perl_blocks} Perl blocks" if self._g.perl_blocks else ""
+        return (f"Grammar({self._label!r}: {len(self.rules)} rules, "
+                f"{self._g.alternative_count} alternatives{perl}, {len(self.warnings)} warnings)")
+
+
+class Generator:
+    """Produces queries from a grammar; deterministic for a given seed.
+
+    Iterating yields query texts forever; ``generate(n)`` returns a batch
+    (the GIL is released while it runs). ``next_statement()`` also returns the
+    recorded choices, which ``replay`` turns back into the same text.
+    """
+
+    def __init__(self, grammar: Grammar, seed: int = 1, schema: Optional[Schema] = None, *,
+                 thread_id: int = 1, thread_count: int = 1, max_depth: int = 64):
+        self.grammar = grammar
+        self.schema = schema if schema is not None else Schema.rqg_default()
+        self._gen = _core.Generator(grammar._g, self.schema._s, seed=seed, thread_id=thread_id,
+                                    thread_count=thread_count, max_depth=max_depth)
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        return self._gen.next()
+
+    def next(self) -> str:
+        return self._gen.next()
+
+    def generate(self, n: int) -> list:
+        return self._gen.generate(n)
+
+    def advance(self, n: int) -> int:
+        """Generates and discards ``n`` queries; returns the bytes generated."""
+        return self._gen.advance(n)
+
+    def next_statement(self) -> "_core.Statement":
+        return self._gen.next_statement()
+
+    def replay(self, choices: Iterable, rule: str = "") -> str:
+        return self._gen.replay(list(choices), rule)
+
+    def coverage(self) -> "Coverage":
+        return Coverage(self._gen.coverage())
+
+    @property
+    def count(self) -> int:
+        return self._gen.count
+
+    def __repr__(self) -> str:
+        return (f"Generator({self.grammar._label!r}, seed={self._gen.seed}, "
+                f"thread={self._gen.thread_id}, generated={self._gen.count})")
+
+
+class Coverage:
+    """How often each rule and alternative was used; ``+`` merges workers."""
+
+    def __init__(self, core: "_core.Coverage"):
+        self._c = core
+
+    @property
+    def rule_hits(self) -> dict:
+        return dict(zip(self._c.rules, self._c.rule_hits))
+
+    def alternative_hits(self, rule: str) -> list:
+        i = self._c.rules.index(rule)
+        start = self._c.first_alternative[i]
+        end = (self._c.first_alternative[i + 1] if i + 1 < len(self._c.rules)
+               else len(self._c.alternative_hits))
+        return list(self._c.alternative_hits[start:end])
+
+    @property
+    def unreached_rules(self) -> list:
+        return self._c.unreached_rules()
+
+    @property
+    def unreached_alternatives(self) -> list:
+        return self._c.unreached_alternatives()
+
+    def __add__(self, other: "Coverage") -> "Coverage":
+        merged = _core.Coverage()
+        merged.merge(self._c)
+        merged.merge(other._c)
+        return Coverage(merged)
+
+    def __repr__(self) -> str:
+        reached = sum(1 for h in self._c.rule_hits if h)
+        alts = sum(1 for h in self._c.alternative_hits if h)
+        return (f"Coverage(rules {reached}/{len(self._c.rules)}, "
+                f"alternatives {alts}/{len(self._c.alternative_hits)})")

@@ -4,7 +4,7 @@
 PY      := /usr/bin/python3
 BUILD   := build
 DEBS    := cmake g++ make libboost-dev nlohmann-json3-dev libperl-dev pybind11-dev \
-           python3-pybind11 python3-pytest python3-setuptools python3-pip libgtest-dev \
+           python3-pybind11 python3-pytest python3-setuptools python3-pip python3-venv libgtest-dev \
            libbenchmark-dev clang libclang-rt-14-dev
 export PYTHONPATH := $(CURDIR)/python
 
@@ -35,8 +35,9 @@ fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DGAUNTLET_BUILD_FUZZERS=ON \
 	  -DGAUNTLET_BUILD_PYTHON=OFF -DGAUNTLET_BUILD_TESTS=OFF -DGAUNTLET_SANITIZE=address >/dev/null
 	cmake --build build-fuzz -j$$(nproc) --target grammar_fuzzer
-	mkdir -p build-fuzz/corpus && cp grammars/*.yy grammars/oltp/*.yy build-fuzz/corpus/
-	build-fuzz/tests/fuzz/grammar_fuzzer build-fuzz/corpus -max_total_time=$${FUZZ_SECONDS:-180} -max_len=4096
+	mkdir -p build-fuzz/corpus && cp grammars/*.yy grammars/oltp/*.yy tests/fuzz/regressions/* build-fuzz/corpus/
+	build-fuzz/tests/fuzz/grammar_fuzzer build-fuzz/corpus -artifact_prefix=build-fuzz/ \
+	  -max_total_time=$${FUZZ_SECONDS:-180} -max_len=4096 -rss_limit_mb=4096
 
 clean:
 	rm -rf $(BUILD) build-fuzz python/gauntlet/_core*.so

@@ -149,6 +149,12 @@ void Generator::ExpandRule(int rule_id, int depth) {
     Emit(grammar_->callbacks()[rule.callback](ctx));
     return;
   }
+  // Past max_depth every finite rule takes its shortest alternative, whose
+  // derivation is at most one level per rule deep; going deeper than that
+  // means a cycle with no way out (`a: a ;`), which RQG aborts as well.
+  if (depth > options_.max_depth + static_cast<int>(grammar_->rules().size()))
+    throw GenerationError("rule '" + rule.name + "' (" + rule.where.ToString() +
+                          ") recurses without end: no alternative leads out of the cycle");
   size_t alt;
   const size_t n = rule.alternatives.size();
   if (depth >= options_.max_depth && rule.height != INT_MAX) {

@@ -333,6 +333,16 @@ std::once_flag perl_sys_init;
 
 }  // namespace
 
+// Makes `g` the generator Perl's callbacks see, for one scope.
+class HostScope {
+ public:
+  explicit HostScope(Generator* g) : outer_(tls_generator) { tls_generator = g; }
+  ~HostScope() { tls_generator = outer_; }
+
+ private:
+  Generator* outer_;
+};
+
 struct PerlRuntime::Impl {
   Generator* generator;
   PerlInterpreter* perl = nullptr;
@@ -376,11 +386,55 @@ struct PerlRuntime::Impl {
     }
   }
 
+  // Creates the interpreter, loads the prelude and compiles every block.
+  void Start() {
+    PerlInterpreter* my_perl = perl_alloc();
+    perl = my_perl;
+    PERL_SET_CONTEXT(my_perl);
+    perl_construct(my_perl);
+    PL_exit_flags |= PERL_EXIT_DESTRUCT_END;
+    static char a0[] = "", a1[] = "-e", a2[] = "0";
+    char* args[] = {a0, a1, a2, nullptr};
+    perl_parse(my_perl, XsInit, 3, args, nullptr);
+    perl_run(my_perl);
+
+    HostScope host(generator);
+    eval_pv(kPrelude, FALSE);
+    if (SvTRUE(ERRSV)) throw Error("cannot start the embedded Perl: " + ToString(aTHX_ ERRSV));
+    last_table = get_sv("GenTest::Generator::FromGrammar::last_table", GV_ADD);
+    last_field = get_sv("GenTest::Generator::FromGrammar::last_field", GV_ADD);
+    last_database = get_sv("GenTest::Generator::FromGrammar::last_database", GV_ADD);
+
+    const Grammar& g = generator->grammar();
+    std::string error;
+    bool uses_stack = false;
+    for (const PerlBlock& b : g.perl_blocks()) uses_stack |= b.code.find("$stack") != std::string::npos;
+    if (uses_stack) new_stack = Compile("$stack = GenTest::Stack::Stack->new", &error);
+    for (const PerlBlock& b : g.perl_blocks()) {
+      SV* sub = Compile(b.code, &error);
+      if (sub == nullptr) throw InvalidInput(b.where, "Perl block does not compile: " + error);
+      blocks.push_back(sub);
+    }
+    for (const std::string& v : g.variables()) {
+      SV* sub = Compile(v, &error);
+      if (sub == nullptr) throw InvalidInput({"<grammar>", 0, 0}, "variable " + v + ": " + error);
+      variables.push_back(sub);
+    }
+  }
+
+  void Stop() {
+    if (perl == nullptr) return;
+    PerlInterpreter* my_perl = perl;
+    PERL_SET_CONTEXT(my_perl);
+    perl_destruct(my_perl);
+    perl_free(my_perl);
+    perl = nullptr;
+  }
+
   std::string Call(SV* sub, const SourceLocation& where) {
     dTHXa(perl);
     PERL_SET_CONTEXT(perl);
-    Generator* outer = tls_generator;
-    tls_generator = generator;
+    HostScope host(generator);
     Sync();
     dSP;
     ENTER;
@@ -395,7 +449,6 @@ struct PerlRuntime::Impl {
     if (SvTRUE(ERRSV)) error = ToString(aTHX_ ERRSV);
     FREETMPS;
     LEAVE;
-    tls_generator = outer;
     if (!error.empty())
       throw GenerationError(where.ToString() + ": Perl block died: " + error);
     return result;
@@ -419,57 +472,17 @@ PerlRuntime::PerlRuntime(Generator* generator) : impl_(new Impl) {
     if (dladdr(reinterpret_cast<void*>(&perl_alloc), &info) && info.dli_fname != nullptr)
       dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
   });
-  PerlInterpreter* my_perl = perl_alloc();
-  impl_->perl = my_perl;
-  PERL_SET_CONTEXT(my_perl);
-  perl_construct(my_perl);
-  PL_exit_flags |= PERL_EXIT_DESTRUCT_END;
-  static char a0[] = "", a1[] = "-e", a2[] = "0";
-  char* args[] = {a0, a1, a2, nullptr};
-  perl_parse(my_perl, XsInit, 3, args, nullptr);
-  perl_run(my_perl);
-
-  Generator* outer = tls_generator;
-  tls_generator = generator;
-  eval_pv(kPrelude, FALSE);
-  if (SvTRUE(ERRSV)) {
-    const std::string error = ToString(aTHX_ ERRSV);
-    tls_generator = outer;
-    throw Error("cannot start the embedded Perl: " + error);
+  try {
+    impl_->Start();
+  } catch (...) {
+    impl_->Stop();
+    delete impl_;
+    throw;
   }
-  impl_->last_table = get_sv("GenTest::Generator::FromGrammar::last_table", GV_ADD);
-  impl_->last_field = get_sv("GenTest::Generator::FromGrammar::last_field", GV_ADD);
-  impl_->last_database = get_sv("GenTest::Generator::FromGrammar::last_database", GV_ADD);
-
-  const Grammar& g = generator->grammar();
-  std::string error;
-  bool uses_stack = false;
-  for (const PerlBlock& b : g.perl_blocks()) uses_stack |= b.code.find("$stack") != std::string::npos;
-  if (uses_stack) impl_->new_stack = impl_->Compile("$stack = GenTest::Stack::Stack->new", &error);
-  for (const PerlBlock& b : g.perl_blocks()) {
-    SV* sub = impl_->Compile(b.code, &error);
-    if (sub == nullptr) {
-      tls_generator = outer;
-      throw InvalidInput(b.where, "Perl block does not compile: " + error);
-    }
-    impl_->blocks.push_back(sub);
-  }
-  for (const std::string& v : g.variables()) {
-    SV* sub = impl_->Compile(v, &error);
-    if (sub == nullptr) {
-      tls_generator = outer;
-      throw InvalidInput({"<grammar>", 0, 0}, "variable " + v + ": " + error);
-    }
-    impl_->variables.push_back(sub);
-  }
-  tls_generator = outer;
 }
 
 PerlRuntime::~PerlRuntime() {
-  PerlInterpreter* my_perl = impl_->perl;
-  PERL_SET_CONTEXT(my_perl);
-  perl_destruct(my_perl);
-  perl_free(my_perl);
+  impl_->Stop();
   delete impl_;
 }
 

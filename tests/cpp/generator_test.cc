@@ -4,6 +4,7 @@
 
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "generate/statements.h"
 #include "generate/values.h"
@@ -250,6 +251,80 @@ TEST(Statements, SplitLikeRqg) {
   EXPECT_EQ(SplitStatements("START TRANSACTION ; SELECT ';' ; COMMIT"),
             (std::vector<std::string>{"START TRANSACTION", "SELECT ';'", "COMMIT"}));
   EXPECT_EQ(SplitStatements("CREATE PROCEDURE p() BEGIN SELECT 1; END").size(), 1u);
+}
+
+}  // namespace
+}  // namespace gauntlet
+
+namespace gauntlet {
+namespace {
+
+TEST(Generator, WorkersOnThreadsMatchSequentialRuns) {
+  // Each worker owns its Rng and its Perl interpreter: running four at once
+  // must give what running them one after another gives.
+  auto grammar = Grammar::FromString(
+      "query: SELECT { $n++ . '_' . $prng->int(1, 1000) } , _int , { join '', List::Util::shuffle(1..5) } "
+      "FROM _table WHERE _field = thread_rule ;\nthread_rule: { $generator->threadId() } ;\n");
+  auto run = [&](int thread, std::vector<std::string>* out) {
+    GeneratorOptions o;
+    o.seed = 99;
+    o.thread_id = thread;
+    Generator g(grammar, Schema::RqgDefault(), o);
+    for (int i = 0; i < 2000; ++i) out->push_back(g.Next());
+  };
+  std::vector<std::vector<std::string>> sequential(4), parallel(4);
+  for (int t = 0; t < 4; ++t) run(t + 1, &sequential[t]);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back(run, t + 1, &parallel[t]);
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(parallel[t], sequential[t]) << "worker " << t + 1;
+  EXPECT_NE(sequential[0], sequential[1]);  // workers get different streams
+}
+
+TEST(Builtins, EveryBuiltinNameGenerates) {
+  const char* names[] = {
+      "_table", "_basetable", "_database", "_db", "_schema", "_field", "_field_list",
+      "_field_count", "_field_next", "_field_pk", "_field_no_pk", "_field_indexed", "_field_key",
+      "_field_unindexed", "_field_nokey", "_field_int", "_field_int_indexed", "_field_int_key",
+      "_field_char", "_field_char_indexed", "_field_char_key", "_collation", "_collation_name",
+      "_charset", "_charset_name", "_cwd", "_tmpnam", "_tmpfile", "_tmptable", "_unix_timestamp",
+      "_pid", "_thread_id", "_connection_id", "_current_user", "_thread_count", "_digit",
+      "_positive_digit", "_letter", "_hex", "_data", "_tinyint", "_smallint", "_mediumint", "_int",
+      "_integer", "_bigint", "_tinyint_unsigned", "_smallint_positive", "_mediumint_unsigned",
+      "_int_unsigned", "_integer_positive", "_bigint_positive", "_bool", "_boolean", "_decimal",
+      "_dec", "_numeric", "_fixed", "_float", "_double", "_char", "_varchar", "_string", "_ascii",
+      "_tinytext", "_text", "_mediumtext", "_longtext", "_binary", "_varbinary", "_tinyblob",
+      "_blob", "_mediumblob", "_longblob", "_date", "_time", "_datetime", "_timestamp", "_year",
+      "_enum", "_set", "_bit", "_null", "_quid", "_json", "_jsonpath", "_jsonkey",
+      "_jsonvalue", "_jsonpair", "_jsonarray", "_jsonobject", "_english", "_english_short",
+      "_states", "_uniform", "_gaussian", "_pareto", "_zipf", "digit", "letter", "tmpnam"};
+  for (const char* name : names) {
+    auto g = Grammar::FromString(std::string("query: ") + name + " ;\n");
+    EXPECT_TRUE(g->undefined_words().empty()) << name;
+    Generator gen(g, Schema::RqgDefault());
+    bool produced = false;
+    for (int i = 0; i < 50 && !produced; ++i) produced = !gen.Next().empty();
+    EXPECT_TRUE(produced) << name;
+  }
+  // _view needs a view in the schema.
+  Table v;
+  v.name = "v1";
+  v.view = true;
+  v.columns = {{"a", "int"}};
+  Generator gen(Grammar::FromString("query: _view _field ;\n"), Schema({"test"}, {v}));
+  EXPECT_EQ(gen.Next(), "`v1` `a`");
+}
+
+}  // namespace
+}  // namespace gauntlet
+
+namespace gauntlet {
+namespace {
+
+TEST(Generator, EndlessRecursionIsAnErrorNotACrash) {
+  auto g = Make("query: loop ;\nloop: X loop | loop Y ;\n");
+  EXPECT_FALSE(g->grammar().warnings().empty());  // "can never finish"
+  EXPECT_THROW(g->Next(), GenerationError);
 }
 
 }  // namespace

@@ -1,0 +1,96 @@
+#include "server/crash_report.h"
+
+#include <cxxabi.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <memory>
+#include <regex>
+#include <sstream>
+
+#include "common/process.h"
+
+namespace gauntlet {
+namespace {
+
+// Frames that belong to the signal handler or the abort path, not the bug.
+bool IsHandlerFrame(const std::string& f) {
+  static const char* const kHandler[] = {
+      "my_print_stacktrace", "handle_fatal_signal", "__restore_rt", "raise", "abort",
+      "__GI_raise", "__GI_abort", "__pthread_kill_implementation", "__pthread_kill_internal",
+      "pthread_kill", "__pthread_kill", "__assert_fail", "__assert_fail_base", "__GI___assert_fail",
+      "my_abort", "ut_dbg_assertion_failed", "my_write_core", "__sigaction", "killpg",
+      "print_stacktrace", "signal_handler"};
+  for (const char* h : kHandler)
+    if (f == h || f.rfind(std::string(h) + "(", 0) == 0) return true;
+  return false;
+}
+
+std::string Demangle(const std::string& name) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> out(
+      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && out ? std::string(out.get()) : name;
+}
+
+std::string Trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  const size_t e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+CrashReport ParseCrashReport(const std::string& log) {
+  CrashReport r;
+  static const std::regex kSignal(R"(got signal (\d+))");
+  static const std::regex kAssertion(R"(Assertion [`'](.*)' failed)");
+  static const std::regex kInnodbAssertion(R"(InnoDB: (Failing assertion: .*))");
+  static const std::regex kFrame(R"(\(([^()+\s]+)\+0x[0-9a-f]+\)\s*\[0x[0-9a-f]+\]|:\d+\(([^()\s]+)\)\s*\[0x[0-9a-f]+\])");
+
+  std::istringstream in(log);
+  std::string line;
+  bool in_crash = false;
+  bool past_handler = false;
+  std::string excerpt;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, kAssertion) || std::regex_search(line, m, kInnodbAssertion)) {
+      r.assertion = Trim(m[1].str());
+      in_crash = true;
+    }
+    if (std::regex_search(line, m, kSignal)) {
+      r.signal = std::stoi(m[1].str());
+      in_crash = true;
+    }
+    if (!in_crash) continue;
+    excerpt += line + "\n";
+    if (line.rfind("Writing a core file", 0) == 0 || line.rfind("Resource Limits", 0) == 0) {
+      in_crash = false;  // the rest is environment, not the crash
+      continue;
+    }
+    if (std::regex_search(line, m, kFrame)) {
+      const std::string name = Demangle(m[1].matched ? m[1].str() : m[2].str());
+      if (!past_handler && IsHandlerFrame(name)) continue;
+      past_handler = true;
+      r.frames.push_back(name);
+    }
+  }
+  r.log_excerpt = excerpt;
+  if (!r.assertion.empty()) {
+    r.signature = "assertion: " + r.assertion;
+  } else if (r.signal != 0 || !r.frames.empty()) {
+    r.signature = "signal " + std::to_string(r.signal) + ":";
+    for (size_t i = 0; i < r.frames.size() && i < 3; ++i) r.signature += (i ? " | " : " ") + r.frames[i];
+  }
+  return r;
+}
+
+std::string GdbBacktrace(const std::string& binary, const std::string& core, int timeout_seconds) {
+  struct stat st;
+  if (stat(core.c_str(), &st) != 0 || stat("/usr/bin/gdb", &st) != 0) return "";
+  return RunCommand({"/usr/bin/gdb", "-batch", "-nx", "-ex", "thread apply all bt 30", binary, core},
+                    timeout_seconds).output;
+}
+
+}  // namespace gauntlet

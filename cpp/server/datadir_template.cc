@@ -1,0 +1,151 @@
+#include "server/datadir_template.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/process.h"
+#include "server/managed_server.h"
+
+namespace gauntlet {
+namespace fs = std::filesystem;
+namespace {
+
+std::string OptionName(const std::string& option) {
+  std::string name = option.substr(0, option.find('='));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+uint64_t Fnv1a(const std::string& s, uint64_t h = 1469598103934665603ULL) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+std::vector<std::string> ErrorLines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find("[ERROR]") != std::string::npos || line.find("ERROR:") != std::string::npos)
+      out.push_back(line);
+  return out;
+}
+
+std::string FindInstallDb(const std::string& binary) {
+  const fs::path dir = fs::path(binary).parent_path();
+  for (const fs::path& p : {dir / "mariadb-install-db", dir / ".." / "bin" / "mariadb-install-db",
+                            dir / ".." / "scripts" / "mariadb-install-db",
+                            fs::path("/usr/bin/mariadb-install-db")}) {
+    if (fs::exists(p)) return p.string();
+  }
+  throw ServerError("cannot bootstrap " + binary + ": mariadb-install-db not found", {});
+}
+
+}  // namespace
+
+std::vector<std::string> BootstrapOptions(const std::vector<std::string>& mysqld) {
+  static const char* const kBootstrap[] = {
+      "innodb_page_size", "lower_case_table_names", "innodb_data_file_path",
+      "innodb_undo_tablespaces", "innodb_checksum_algorithm", "innodb_log_file_size",
+      "innodb_undo_directory", "innodb_data_home_dir"};
+  std::vector<std::string> out;
+  for (const std::string& o : mysqld) {
+    const std::string name = OptionName(o);
+    for (const char* b : kBootstrap)
+      if (name == b) out.push_back(o);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string TemplateCacheDir(const std::string& configured) {
+  if (!configured.empty()) return configured;
+  if (const char* env = std::getenv("GAUNTLET_CACHE"); env && *env) return env;
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "gauntlet").string();
+  return "/tmp/gauntlet-cache";
+}
+
+bool IsMariaDB(const std::string& binary) {
+  const CommandResult r = RunCommand({binary, "--version"}, 30);
+  return r.output.find("MariaDB") != std::string::npos;
+}
+
+std::string EnsureTemplate(const std::string& binary, const std::vector<std::string>& mysqld,
+                           const std::string& cache_dir) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(binary, ec);
+  if (ec) throw ServerError("server binary not found: " + binary, {});
+  const std::vector<std::string> options = BootstrapOptions(mysqld);
+  // Bump the version when the way templates are made changes.
+  std::string key_text = "v2|" + real.string() + "|" + std::to_string(fs::file_size(real)) + "|" +
+                         std::to_string(fs::last_write_time(real).time_since_epoch().count());
+  for (const auto& o : options) key_text += "|" + o;
+  char key[17];
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(Fnv1a(key_text)));
+
+  const fs::path root = fs::path(cache_dir) / "templates";
+  const fs::path done = root / key;
+  const fs::path data = done / "data";
+  if (fs::exists(done / "READY")) return data.string();
+
+  fs::create_directories(root);
+  const std::string lock_path = (root / (std::string(key) + ".lock")).string();
+  const int lock = open(lock_path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (lock < 0) throw ServerError("cannot create " + lock_path, {});
+  flock(lock, LOCK_EX);
+  struct Unlock {
+    int fd;
+    ~Unlock() { close(fd); }
+  } unlock{lock};
+  if (fs::exists(done / "READY")) return data.string();
+
+  const fs::path tmp = root / (std::string(key) + ".tmp." + std::to_string(getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  std::vector<std::string> argv;
+  const bool as_root = geteuid() == 0;
+  if (IsMariaDB(binary)) {
+    // With the `test` database: RQG grammars and most QA scripts expect it.
+    argv = {FindInstallDb(binary), "--no-defaults", "--datadir=" + (tmp / "data").string(),
+            "--auth-root-authentication-method=normal"};
+    if (real != fs::path("/usr/sbin/mariadbd"))
+      argv.push_back("--basedir=" + real.parent_path().parent_path().string());
+  } else {
+    argv = {real.string(), "--no-defaults", "--initialize-insecure",
+            "--datadir=" + (tmp / "data").string()};
+    // MySQL makes no `test` database here; the data loader creates it.
+  }
+  if (as_root) argv.push_back("--user=root");
+  for (const auto& o : options) argv.push_back("--" + o);
+  const CommandResult r = RunCommand(argv, 600);
+  std::ofstream(tmp / "bootstrap.log") << r.output;
+  if (r.exit_code != 0) {
+    std::vector<std::string> errors = ErrorLines(r.output);
+    if (errors.empty() && !r.output.empty()) errors.push_back(r.output.substr(0, 2000));
+    fs::remove_all(tmp);
+    throw ServerError("bootstrap of " + binary + " failed (exit " + std::to_string(r.exit_code) + ")",
+                      errors);
+  }
+  fs::remove_all(done);
+  fs::rename(tmp, done);
+  std::ofstream(done / "READY") << key_text << "\n";
+  return data.string();
+}
+
+void CopyDatadir(const std::string& from, const std::string& target) {
+  fs::copy(from, target, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+}
+
+}  // namespace gauntlet

@@ -1,0 +1,153 @@
+// Integration tests against a real MariaDB started by ManagedServer.
+#include "server/managed_server.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "exec/connection.h"
+
+namespace gauntlet {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/gauntlet-test-XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+ServerOptions Options(const std::string& dir) {
+  ServerOptions o;
+  o.dir = dir + "/server";
+  o.core_file = false;
+  return o;
+}
+
+TEST(ManagedServer, StartsRunsStatementsAndStops) {
+  const std::string dir = TempDir();
+  ManagedServer server(Options(dir));
+  server.Start();
+  EXPECT_TRUE(server.Alive());
+  Outcome error;
+  auto c = Connection::Open(server.connection(), &error);
+  ASSERT_TRUE(c) << error.message;
+  ResultSet rs;
+  Outcome o = c->Execute("SELECT 1 AS one, NULL AS n, 'x' AS s", &rs);
+  ASSERT_TRUE(o.ok()) << o.message;
+  ASSERT_EQ(rs.rows.size(), 1u);
+  EXPECT_EQ(rs.columns[0].name, "one");
+  EXPECT_EQ(rs.columns[0].type, "INT");
+  EXPECT_EQ(*rs.rows[0][0], "1");
+  EXPECT_FALSE(rs.rows[0][1].has_value());
+  o = c->Execute("SELEC 1");
+  EXPECT_EQ(o.kind, OutcomeKind::kSyntax);
+  EXPECT_EQ(o.error_code, 1064u);
+  EXPECT_EQ(o.sqlstate, "42000");
+  o = c->Execute("SELECT * FROM no_such_table");
+  EXPECT_EQ(o.kind, OutcomeKind::kSemantic);
+  c.reset();
+  // No TCP unless asked.
+  EXPECT_EQ(server.port(), 0u);
+  server.Stop();
+  EXPECT_FALSE(server.Alive());
+  EXPECT_EQ(server.exit_signal(), 0);
+  // Restart keeps the datadir.
+  server.Start();
+  c = Connection::Open(server.connection(), &error);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->Execute("CREATE TABLE test.kept (i INT)").ok());
+  c.reset();
+  server.Restart();
+  c = Connection::Open(server.connection(), &error);
+  EXPECT_TRUE(c->Execute("SELECT * FROM test.kept").ok());
+  c.reset();
+  server.Stop();
+  fs::remove_all(dir);
+}
+
+TEST(ManagedServer, TemplateCopyMakesAFreshServerReadyFast) {
+  const std::string dir = TempDir();
+  ManagedServer first(Options(dir + "/a"));
+  first.Start();  // bootstraps the template if this machine has none yet
+  first.Stop();
+  ManagedServer second(Options(dir + "/b"));
+  second.Start();
+  EXPECT_LT(second.ready_seconds(), 5.0);
+  EXPECT_TRUE(fs::exists(second.datadir() + "/mysql"));
+  second.Stop();
+  fs::remove_all(dir);
+}
+
+TEST(ManagedServer, TcpOnLoopbackWhenAsked) {
+  const std::string dir = TempDir();
+  ServerOptions o = Options(dir);
+  o.tcp = true;
+  ManagedServer server(o);
+  server.Start();
+  ASSERT_GT(server.port(), 0u);
+  ConnectionParams p;
+  p.host = "127.0.0.1";
+  p.port = server.port();
+  Outcome error;
+  EXPECT_TRUE(Connection::Open(p, &error)) << error.message;
+  server.Stop();
+  fs::remove_all(dir);
+}
+
+TEST(ManagedServer, BadOptionIsAClearErrorWithTheLogLines) {
+  const std::string dir = TempDir();
+  ServerOptions o = Options(dir);
+  o.mysqld.push_back("no_such_option=1");
+  ManagedServer server(o);
+  try {
+    server.Start();
+    FAIL() << "the server should refuse to start";
+  } catch (const ServerError& e) {
+    ASSERT_FALSE(e.log_errors().empty());
+    EXPECT_NE(std::string(e.what()).find("no_such_option"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(server.Alive());
+  fs::remove_all(dir);
+}
+
+TEST(ManagedServer, SegfaultGivesACrashReportWithASignature) {
+  const std::string dir = TempDir();
+  ManagedServer server(Options(dir));
+  server.Start();
+  server.Kill(SIGSEGV);
+  for (int i = 0; i < 500 && server.Alive(); ++i) usleep(10000);
+  ASSERT_FALSE(server.Alive());
+  EXPECT_EQ(server.exit_signal(), SIGSEGV);
+  const CrashReport r = server.Crash();
+  EXPECT_EQ(r.signal, 11);
+  ASSERT_FALSE(r.frames.empty()) << r.log_excerpt;
+  EXPECT_EQ(r.signature.rfind("signal 11: ", 0), 0u) << r.signature;
+  EXPECT_EQ(r.signature.find("handle_fatal_signal"), std::string::npos);
+  EXPECT_NE(r.log_excerpt.find("got signal 11"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(CrashReport, AssertionsAndHandlerFramesAreRecognised) {
+  const CrashReport r = ParseCrashReport(
+      "2024-01-01 0 [Note] starting\n"
+      "mariadbd: /src/sql/item.cc:42: void f(): Assertion `x == y' failed.\n"
+      "240101 [ERROR] /usr/sbin/mariadbd got signal 6 ;\n"
+      "/usr/sbin/mariadbd(my_print_stacktrace+0x2e)[0x1]\n"
+      "/usr/sbin/mariadbd(handle_fatal_signal+0x269)[0x2]\n"
+      "libc_sigaction.c:0(__restore_rt)[0x3]\n"
+      "pthread_kill.c:44(__pthread_kill_implementation)[0x4]\n"
+      "/lib/libc.so.6(abort+0xd3)[0x5]\n"
+      "/usr/sbin/mariadbd(_ZN4Item3valEv+0x10)[0x6]\n"
+      "Writing a core file...\n");
+  EXPECT_EQ(r.signal, 6);
+  EXPECT_EQ(r.assertion, "x == y");
+  EXPECT_EQ(r.signature, "assertion: x == y");
+  ASSERT_EQ(r.frames.size(), 1u);
+  EXPECT_EQ(r.frames[0], "Item::val()");
+}
+
+}  // namespace
+}  // namespace gauntlet

@@ -3,8 +3,9 @@
 # Debian's mirror is required).
 PY      := /usr/bin/python3
 BUILD   := build
-DEBS    := cmake g++ make libboost-dev nlohmann-json3-dev libperl-dev pybind11-dev \
-           python3-pybind11 python3-pytest python3-setuptools python3-pip python3-venv libgtest-dev \
+DEBS    := cmake g++ make libboost-dev nlohmann-json3-dev libperl-dev libmariadb-dev \
+           mariadb-server mariadb-client gdb pybind11-dev \
+           python3-pybind11 python3-pytest python3-setuptools python3-pip python3-venv python3-pandas libgtest-dev \
            libbenchmark-dev clang libclang-rt-14-dev
 export PYTHONPATH := $(CURDIR)/python
 
@@ -25,8 +26,11 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j2
 	$(PY) -m pytest tests/python -q -p no:cacheprovider
 
+# The main job: a 30 s run of the stock optimizer grammar, 2 sessions, against
+# a MariaDB that Gauntlet bootstraps, starts, fills with RQG's tables and stops.
 demo: build
-	$(PY) -m gauntlet gensql --grammar grammars/optimizer.yy --queries 20 --seed 1 --coverage
+	$(PY) -m gauntlet gensql --grammar grammars/optimizer.yy --queries 3 --seed 1
+	$(PY) -m gauntlet run --grammar grammars/optimizer.yy --threads 2 --duration 30 --out demo-run
 
 bench: build
 	$(PY) benchmarks/bench_generate.py

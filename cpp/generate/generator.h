@@ -92,6 +92,9 @@ class Generator {
 
   Coverage coverage() const;
   uint64_t count() const { return count_; }
+  // The session's server-side id, for `_connection_id`; the executor sets it
+  // after every (re)connect.
+  void set_connection_id(uint64_t id) { options_.connection_id = id; }
   const GeneratorOptions& options() const { return options_; }
   const Grammar& grammar() const { return *grammar_; }
   const Schema& schema() const { return schema_; }

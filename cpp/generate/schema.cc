@@ -98,18 +98,26 @@ Schema Schema::RqgDefault() {
     t.name = name;
     t.rows = rows;
     t.engine = "InnoDB";
+    // GendataSimple's data: ints 10% NULL, 10% 0-255, 80% one digit;
+    // temporal values 10% NULL, 10% a fixed old value; varchars 10% NULL.
+    const std::string ints = "==FACTOR:1== NULL | ==FACTOR:1== _tinyint_unsigned | ==FACTOR:8== _digit";
+    const std::string dates = "==FACTOR:1== NULL | ==FACTOR:1== '1900-01-01' | ==FACTOR:8== _date";
+    const std::string times = "==FACTOR:1== NULL | ==FACTOR:1== '00:00:00' | ==FACTOR:8== _time";
+    const std::string datetimes =
+        "==FACTOR:1== NULL | ==FACTOR:1== '1900-01-01 00:00:00' | ==FACTOR:8== _datetime";
+    const std::string varchars = "==FACTOR:1== NULL | ==FACTOR:9== _varchar(1)";
     t.columns = {
-        {"pk", "int", true, true, false},
-        {"col_int_nokey", "int", false, false, true},
-        {"col_int_key", "int", false, true, true},
-        {"col_date_key", "date", false, true, true},
-        {"col_date_nokey", "date", false, false, true},
-        {"col_time_key", "time", false, true, true},
-        {"col_time_nokey", "time", false, false, true},
-        {"col_datetime_key", "datetime", false, true, true},
-        {"col_datetime_nokey", "datetime", false, false, true},
-        {"col_varchar_key", "varchar(1)", false, true, true},
-        {"col_varchar_nokey", "varchar(1)", false, false, true},
+        {"pk", "int", true, true, false, true, ""},
+        {"col_int_nokey", "int", false, false, true, false, ints},
+        {"col_int_key", "int", false, true, true, false, ints},
+        {"col_date_key", "date", false, true, true, false, dates},
+        {"col_date_nokey", "date", false, false, true, false, dates},
+        {"col_time_key", "time", false, true, true, false, times},
+        {"col_time_nokey", "time", false, false, true, false, times},
+        {"col_datetime_key", "datetime", false, true, true, false, datetimes},
+        {"col_datetime_nokey", "datetime", false, false, true, false, datetimes},
+        {"col_varchar_key", "varchar(1)", false, true, true, false, varchars},
+        {"col_varchar_nokey", "varchar(1)", false, false, true, false, varchars},
     };
     tables.push_back(std::move(t));
   }
@@ -143,6 +151,7 @@ Schema Schema::FromJson(const std::string& text, const std::string& file) {
       table.view = t.value("view", false);
       table.rows = t.value("rows", uint64_t{0});
       table.engine = t.value("engine", "");
+      table.options = t.value("options", "");
       const json& cols = t.at("columns");
       for (size_t c = 0; c < cols.size(); ++c) {
         path = "tables[" + std::to_string(i) + "].columns[" + std::to_string(c) + "]";
@@ -153,6 +162,8 @@ Schema Schema::FromJson(const std::string& text, const std::string& file) {
         col.primary = jc.value("primary", false);
         col.indexed = jc.value("indexed", col.primary);
         col.nullable = jc.value("nullable", !col.primary);
+        col.auto_increment = jc.value("auto_increment", false);
+        col.values = jc.value("values", "");
         table.columns.push_back(std::move(col));
       }
       if (table.columns.empty())
@@ -192,10 +203,15 @@ std::string Schema::ToJson() const {
     json jt = {{"name", t.name}, {"rows", t.rows}, {"view", t.view}};
     if (!t.database.empty()) jt["database"] = t.database;
     if (!t.engine.empty()) jt["engine"] = t.engine;
+    if (!t.options.empty()) jt["options"] = t.options;
     json cols = json::array();
-    for (const Column& c : t.columns)
-      cols.push_back({{"name", c.name}, {"type", c.type}, {"primary", c.primary},
-                      {"indexed", c.indexed}, {"nullable", c.nullable}});
+    for (const Column& c : t.columns) {
+      json jc = {{"name", c.name}, {"type", c.type}, {"primary", c.primary},
+                 {"indexed", c.indexed}, {"nullable", c.nullable}};
+      if (c.auto_increment) jc["auto_increment"] = true;
+      if (!c.values.empty()) jc["values"] = c.values;
+      cols.push_back(jc);
+    }
     jt["columns"] = cols;
     tables.push_back(jt);
   }

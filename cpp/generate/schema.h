@@ -1,8 +1,10 @@
 // Schema: the tables and columns that `_table` and `_field*` draw from.
 //
-// A plain value: build it in code or Python, load it from JSON, or (later)
-// introspect it from a live server. RqgDefault() is RQG's GendataSimple schema
-// (tables A..E, AA..DD), which many RQG grammars name directly.
+// A plain value: build it in code or Python, load it from JSON, or
+// introspect it from a live server. It is also the data spec: row counts and
+// per-column value expressions say what LoadSchema puts in the tables.
+// RqgDefault() is RQG's GendataSimple schema (tables A..E, AA..DD) with its
+// data distributions; many RQG grammars name those tables directly.
 #ifndef GAUNTLET_GENERATE_SCHEMA_H_
 #define GAUNTLET_GENERATE_SCHEMA_H_
 
@@ -18,6 +20,10 @@ struct Column {
   bool primary = false;
   bool indexed = false;   // part of any index (a primary key counts)
   bool nullable = true;
+  bool auto_increment = false;
+  // The data: a grammar expression (`_digit | NULL`, `_pareto(1, 100)`);
+  // "" derives one from the type (see DefaultValues in data/loader.h).
+  std::string values;
 
   bool is_int() const;    // tinyint .. bigint
   bool is_char() const;   // char, varchar
@@ -30,6 +36,7 @@ struct Table {
   uint64_t rows = 0;
   std::string engine;
   std::vector<Column> columns;
+  std::string options;    // more CREATE TABLE options: "PARTITION BY KEY (pk) PARTITIONS 2"
 };
 
 // Column subsets used by the `_field*` built-ins, by column number.

@@ -60,6 +60,8 @@ class ManagedServer {
   void Stop(double timeout = 60);
   void Kill(int signal);             // any signal: SIGKILL, SIGSEGV, SIGSTOP ...
   void Restart();                    // Stop + Start, keeping the datadir
+  // Leaves the server running when this object is destroyed (`server start`).
+  void Detach() { child_ = false; }
   bool Alive();                      // false once the process is gone
   // How the process ended: the signal that killed it, or 0.
   int exit_signal() const { return exit_signal_; }

@@ -6,10 +6,12 @@ namespace py = pybind11;
 namespace gauntlet::bindings {
 void RegisterErrors(py::module_& m);
 void RegisterGrammar(py::module_& m);
+void RegisterRun(py::module_& m);
 }  // namespace gauntlet::bindings
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "Gauntlet's C++ engine. Use the `gauntlet` package instead.";
   gauntlet::bindings::RegisterErrors(m);
   gauntlet::bindings::RegisterGrammar(m);
+  gauntlet::bindings::RegisterRun(m);
 }

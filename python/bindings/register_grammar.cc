@@ -53,16 +53,23 @@ ChoiceSeq FromList(const py::iterable& items) {
 void RegisterGrammar(py::module_& m) {
   py::class_<Column>(m, "Column")
       .def(py::init([](std::string name, std::string type, bool primary, bool indexed,
-                       bool nullable) {
-             return Column{std::move(name), std::move(type), primary, indexed || primary, nullable};
+                       bool nullable, bool auto_increment, std::string values) {
+             return Column{std::move(name), std::move(type), primary, indexed || primary,
+                           nullable && !primary, auto_increment, std::move(values)};
            }),
            py::arg("name"), py::arg("type") = "int", py::arg("primary") = false,
-           py::arg("indexed") = false, py::arg("nullable") = true)
+           py::arg("indexed") = false, py::arg("nullable") = true, py::arg("auto_increment") = false,
+           py::arg("values") = "")
       .def_readwrite("name", &Column::name)
       .def_readwrite("type", &Column::type)
       .def_readwrite("primary", &Column::primary)
       .def_readwrite("indexed", &Column::indexed)
-      .def_readwrite("nullable", &Column::nullable);
+      .def_readwrite("nullable", &Column::nullable)
+      .def_readwrite("auto_increment", &Column::auto_increment)
+      .def_readwrite("values", &Column::values)
+      .def("__repr__", [](const Column& c) {
+        return "Column(" + c.name + " " + c.type + (c.primary ? " primary" : c.indexed ? " indexed" : "") + ")";
+      });
 
   py::class_<Table>(m, "Table")
       .def(py::init([](std::string name, std::vector<Column> columns, uint64_t rows,
@@ -83,7 +90,12 @@ void RegisterGrammar(py::module_& m) {
       .def_readwrite("rows", &Table::rows)
       .def_readwrite("engine", &Table::engine)
       .def_readwrite("view", &Table::view)
-      .def_readwrite("database", &Table::database);
+      .def_readwrite("database", &Table::database)
+      .def_readwrite("options", &Table::options)
+      .def("__repr__", [](const Table& t) {
+        return "Table(" + t.name + ", " + std::to_string(t.columns.size()) + " columns, " +
+               std::to_string(t.rows) + " rows)";
+      });
 
   py::class_<Schema>(m, "Schema")
       .def(py::init<std::vector<std::string>, std::vector<Table>>(),

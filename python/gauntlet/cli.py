@@ -1,16 +1,29 @@
 """The `gauntlet` command.
 
-Exit codes: 0 success, 2 bad usage or input (the message names the file,
-line and column, or the option).
+Exit codes: 0 success (a run found nothing), 1 a run found something (crash,
+hang, corruption, a server that would not start), 2 bad usage or input (the
+message names the file, line and column, or the option), 130 interrupted by
+Ctrl-C (the results written so far stay readable).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 
 from . import GauntletError, InvalidInput
 from .grammar import Grammar, Schema, split_statements
+from .server import ManagedServer, ServerError
+
+# `gauntlet run` settings: name -> default. A config file (--config, JSON or
+# TOML) uses the same names; flags given on the command line override it.
+RUN_DEFAULTS = {
+    "grammar": None, "redefine": [], "data": None, "threads": 2, "duration": 30.0, "queries": 0,
+    "seed": 1, "server": "default", "mysqld": [], "out": "gauntlet-run", "statement_timeout": 0.0,
+    "hang_timeout": 60.0, "statement_log": False, "max_depth": 64, "keep_server": False,
+}
 
 
 def _gensql(args: argparse.Namespace) -> int:
@@ -40,6 +53,88 @@ def _gensql(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_config(path: str) -> dict:
+    try:
+        if path.endswith(".toml"):
+            import tomllib
+            with open(path, "rb") as f:
+                config = tomllib.load(f)
+        else:
+            with open(path) as f:
+                config = json.load(f)
+    except FileNotFoundError:
+        raise InvalidInput(f"{path}: config file not found") from None
+    except json.JSONDecodeError as e:
+        raise InvalidInput(f"{path}:{e.lineno}:{e.colno}: {e.msg}") from None
+    except ValueError as e:  # tomllib.TOMLDecodeError says "(at line N, column M)"
+        raise InvalidInput(f"{path}: {e}") from None
+    config = {k.replace("-", "_"): v for k, v in config.items()}
+    unknown = sorted(set(config) - set(RUN_DEFAULTS))
+    if unknown:
+        raise InvalidInput(f"{path}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(RUN_DEFAULTS)}")
+    for key, value in config.items():
+        default = RUN_DEFAULTS[key]
+        if default is not None and not isinstance(value, type(default)) and not (
+                isinstance(default, float) and isinstance(value, int)):
+            raise InvalidInput(f"{path}: setting {key!r} must be {type(default).__name__}, not {value!r}")
+    return config
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .run import run
+    settings = dict(RUN_DEFAULTS)
+    if args.config:
+        settings.update(_read_config(args.config))
+    settings.update({k: v for k, v in vars(args).items() if k in RUN_DEFAULTS and v is not None})
+    if not settings["grammar"]:
+        raise InvalidInput("--grammar is required (or 'grammar' in the config file)")
+    for key in ("threads", "queries", "max_depth"):
+        if settings[key] < (1 if key != "queries" else 0):
+            raise InvalidInput(f"--{key.replace('_', '-')} must be positive")
+    if settings["duration"] <= 0 and settings["queries"] == 0:
+        raise InvalidInput("give --duration or --queries: the run needs an end")
+    keep = settings.pop("keep_server")
+    try:
+        result = run(settings.pop("grammar"), redefine=settings.pop("redefine"), progress=True,
+                     keep_server=keep, **settings)
+    except ServerError as e:
+        # A server that will not start is a finding, not a Gauntlet failure.
+        print(f"gauntlet: FINDING: the server did not start: {e}", file=sys.stderr)
+        return 1
+    print(result.table())
+    if result.summary().get("stop_reason") == "interrupted":
+        return 130
+    return result.exit_code
+
+
+def _server_start(args: argparse.Namespace) -> int:
+    server = ManagedServer(args.dir, binary=args.binary, mysqld=args.mysqld, tcp=args.tcp)
+    try:
+        server.start()
+    except ServerError as e:
+        print(f"gauntlet: the server did not start: {e}", file=sys.stderr)
+        return 1
+    server.detach()
+    print(f"dsn:    {server.dsn}")
+    print(f"socket: {server.socket}")
+    if server.port:
+        print(f"port:   {server.port}")
+    print(f"pid:    {server.pid}")
+    print(f"log:    {server.error_log}")
+    print(f"client: mariadb -uroot -S {server.socket}")
+    return 0
+
+
+def _server_stop(args: argparse.Namespace) -> int:
+    server = ManagedServer.attach(args.dir)
+    if not server.alive:
+        print(f"no server running in {args.dir}")
+        return 0
+    server.stop(args.timeout)
+    print(f"stopped {args.dir}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gauntlet", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -57,12 +152,46 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--warnings", action="store_true", help="print grammar warnings to stderr")
     g.add_argument("--coverage", action="store_true", help="print rule coverage to stderr")
     g.set_defaults(func=_gensql)
+
+    r = sub.add_parser("run", help="run a grammar against a server with concurrent sessions",
+                       description="Flags left out take their value from --config, then the defaults.")
+    r.add_argument("--config", help="settings file (JSON or TOML); keys are named like the flags")
+    r.add_argument("--grammar", help="the .yy grammar")
+    r.add_argument("--redefine", action="append", help="a grammar overriding rules (repeatable)")
+    r.add_argument("--data", help="JSON data spec, or 'none' for the server's own tables "
+                                  "(default: RQG's tables A..DD)")
+    r.add_argument("--threads", type=int, help="concurrent sessions (default 2)")
+    r.add_argument("--duration", type=float, help="seconds (default 30; 0 = until --queries)")
+    r.add_argument("--queries", type=int, help="queries per session (default: no limit)")
+    r.add_argument("--seed", type=int, help="the run seed (default 1)")
+    r.add_argument("--server", help="'default' (Debian's MariaDB, managed), a mysqld path, or a DSN")
+    r.add_argument("--mysqld", action="append", metavar="OPTION=VALUE", help="server option (repeatable)")
+    r.add_argument("--out", help="results directory (default gauntlet-run)")
+    r.add_argument("--statement-timeout", type=float, help="seconds per statement (default: none)")
+    r.add_argument("--hang-timeout", type=float, help="seconds without progress = hang (default 60)")
+    r.add_argument("--statement-log", action="store_true", default=None, help="log every statement")
+    r.add_argument("--max-depth", type=int, help="grammar nesting limit (default 64)")
+    r.add_argument("--keep-server", action="store_true", default=None, help="leave the server running")
+    r.set_defaults(func=_run)
+
+    srv = sub.add_parser("server", help="start or stop a managed server for use by other tools")
+    ssub = srv.add_subparsers(dest="server_command", required=True)
+    start = ssub.add_parser("start", help="start a server, print its DSN and socket, and return")
+    start.add_argument("--dir", required=True, help="run directory")
+    start.add_argument("--binary", default="/usr/sbin/mariadbd", help="the server binary")
+    start.add_argument("--mysqld", action="append", default=[], metavar="OPTION=VALUE")
+    start.add_argument("--tcp", action="store_true", help="also listen on 127.0.0.1:<free port>")
+    start.set_defaults(func=_server_start)
+    stop = ssub.add_parser("stop", help="stop the server started in --dir")
+    stop.add_argument("--dir", required=True)
+    stop.add_argument("--timeout", type=float, default=60, help="seconds before SIGKILL (default 60)")
+    stop.set_defaults(func=_server_stop)
     return parser
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "queries", 0) < 0:
+    if (getattr(args, "queries", 0) or 0) < 0:
         print("gauntlet: --queries must be >= 0", file=sys.stderr)
         return 2
     try:

@@ -1,0 +1,428 @@
+#include "exec/executor.h"
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "exec/error_table.h"
+#include "generate/statements.h"
+
+namespace gauntlet {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+json KindsJson(const KindCounts& k) {
+  json j = json::object();
+  for (size_t i = 0; i < k.size(); ++i) j[OutcomeKindName(static_cast<OutcomeKind>(i))] = k[i];
+  return j;
+}
+
+bool IsCommit(const std::string& s) {
+  return s.size() >= 6 && strncasecmp(s.c_str(), "COMMIT", 6) == 0;
+}
+
+std::string OneLine(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return s;
+}
+
+}  // namespace
+
+json Finding::ToJson() const {
+  json j = {{"kind", kind}, {"at", at}, {"signature", signature}, {"detail", detail},
+            {"thread", thread}, {"statement", statement}};
+  if (!crash.empty() || !crash.gdb_backtrace.empty()) {
+    j["crash"] = {{"signal", crash.signal}, {"assertion", crash.assertion}, {"frames", crash.frames},
+                  {"log_excerpt", crash.log_excerpt}, {"gdb_backtrace", crash.gdb_backtrace}};
+  }
+  return j;
+}
+
+json SecondStats::ToJson() const {
+  return {{"t", t}, {"statements", statements}, {"transactions", transactions},
+          {"outcomes", KindsJson(kinds)}, {"p50_ms", Ms(p50)}, {"p95_ms", Ms(p95)},
+          {"p99_ms", Ms(p99)}, {"max_ms", Ms(max)}};
+}
+
+json RunResult::ToJson() const {
+  json errs = json::array();
+  for (const auto& [code, count] : errors) {
+    errs.push_back({{"code", code}, {"name", ErrorTable::Default().Name(code)},
+                    {"kind", OutcomeKindName(ErrorTable::Default().Classify(code))}, {"count", count}});
+  }
+  json f = json::array();
+  for (const Finding& x : findings) f.push_back(x.ToJson());
+  const double s = seconds > 0 ? seconds : 1;
+  return {{"seconds", seconds},
+          {"threads", threads},
+          {"seed", seed},
+          {"queries", queries},
+          {"statements", statements},
+          {"transactions", transactions},
+          {"statements_per_second", statements / s},
+          {"transactions_per_second", transactions / s},
+          {"outcomes", KindsJson(kinds)},
+          {"errors", errs},
+          {"latency_ms", {{"p50", Ms(latency.Quantile(0.5))}, {"p95", Ms(latency.Quantile(0.95))},
+                          {"p99", Ms(latency.Quantile(0.99))}, {"max", Ms(latency.max())},
+                          {"mean", latency.mean() / 1e6}}},
+          {"generate_cpu_seconds", generate_seconds},
+          {"findings", f},
+          {"stop_reason", stop_reason}};
+}
+
+// State shared by the workers and the watchdog.
+struct Executor::Shared {
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> last_progress{0};
+  std::mutex mu;  // guards everything below
+  std::string stop_reason;
+  RunResult result;
+  std::ofstream events;
+  bool crash_reported = false;
+  std::map<unsigned, bool> corruption_seen;
+  int64_t start_ns = 0;
+
+  double Since(int64_t ns) const { return static_cast<double>(ns - start_ns) / 1e9; }
+
+  // REQUIRES: mu held.
+  void Event(const json& j) {
+    if (events.is_open()) events << j.dump() << "\n" << std::flush;
+  }
+  void AddFinding(Finding f) {
+    std::lock_guard<std::mutex> lock(mu);
+    json j = f.ToJson();
+    j["type"] = "finding";
+    Event(j);
+    result.findings.push_back(std::move(f));
+  }
+};
+
+struct Executor::Worker {
+  int id = 0;
+  std::unique_ptr<Connection> connection;
+  std::unique_ptr<Generator> generator;
+  std::thread thread;
+  std::ofstream log;
+
+  std::mutex mu;  // guards the per-second block, errors and `current`
+  LatencyHistogram second;
+  KindCounts second_kinds{};
+  uint64_t second_commits = 0;
+  std::map<unsigned, uint64_t> errors;
+  std::string current;
+  uint64_t queries = 0;
+  double generate_seconds = 0;
+
+  std::atomic<int64_t> statement_start{0};  // 0 when idle
+  std::atomic<uint64_t> connection_id{0};
+  std::atomic<bool> done{false};
+};
+
+Executor::Executor(std::shared_ptr<const Grammar> grammar, Schema schema, ConnectionParams connection,
+                   RunOptions options, ServerProbe* probe)
+    : grammar_(std::move(grammar)),
+      schema_(std::move(schema)),
+      connection_(std::move(connection)),
+      options_(std::move(options)),
+      probe_(probe),
+      shared_(std::make_unique<Shared>()) {
+  if (options_.threads < 1) throw InvalidInput({"--threads", 0, 0}, "needs at least one thread");
+  // A session stuck on a hung server must come back eventually.
+  connection_.read_timeout = static_cast<unsigned>(options_.hang_timeout * 2 + options_.statement_timeout + 30);
+}
+
+Executor::~Executor() {
+  Stop();
+  for (auto& w : workers_)
+    if (w->thread.joinable()) w->thread.join();
+}
+
+void Executor::Stop(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  if (shared_->stop_reason.empty()) shared_->stop_reason = reason;
+  shared_->stop = true;
+}
+
+bool Executor::Reconnect(Worker& w) {
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (!shared_->stop) {
+    if (probe_ != nullptr && !probe_->Alive()) return false;
+    Outcome error;
+    w.connection = Connection::Open(connection_, &error);
+    if (w.connection) {
+      w.connection_id = w.connection->id();
+      w.generator->set_connection_id(w.connection->id());
+      if (options_.statement_timeout > 0) {
+        w.connection->Execute("SET SESSION max_statement_time = " + std::to_string(options_.statement_timeout));
+      }
+      return true;
+    }
+    if (Clock::now() > deadline) {
+      Finding f;
+      f.kind = "unreachable";
+      f.at = shared_->Since(NowNs());
+      f.thread = w.id;
+      f.signature = "unreachable: " + std::to_string(error.error_code);
+      f.detail = "the server is alive but refuses connections for 60 s: " + error.message;
+      shared_->AddFinding(std::move(f));
+      Stop("unreachable");
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+void Executor::ReportCrash(Worker& w, const std::string& statement) {
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (shared_->crash_reported) return;
+    shared_->crash_reported = true;
+  }
+  Finding f;
+  f.kind = "crash";
+  f.at = shared_->Since(NowNs());
+  f.thread = w.id;
+  f.statement = statement;
+  if (probe_ != nullptr) f.crash = probe_->Crash();
+  f.signature = f.crash.signature.empty() ? "crash: no report in the error log" : f.crash.signature;
+  f.detail = f.crash.log_excerpt.substr(0, 8000);
+  shared_->AddFinding(std::move(f));
+  Stop("crash");
+}
+
+void Executor::WorkerLoop(Worker& w) {
+  const int64_t start = shared_->start_ns;
+  if (!Reconnect(w)) {
+    w.done = true;
+    return;
+  }
+  while (!shared_->stop) {
+    if (options_.queries > 0 && w.queries >= options_.queries) break;
+    const auto gen_start = std::chrono::steady_clock::now();
+    const std::string query = w.generator->Next();
+    ++w.queries;
+    const std::vector<std::string> statements = SplitStatements(query);
+    w.generate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - gen_start).count();
+    for (const std::string& sql : statements) {
+      if (shared_->stop) break;
+      {
+        std::lock_guard<std::mutex> lock(w.mu);
+        w.current = sql;
+      }
+      w.statement_start = NowNs();
+      Outcome o = w.connection->Execute(sql);
+      w.statement_start = 0;
+      const int64_t now = NowNs();
+      shared_->last_progress = now;
+      bool lost = o.kind == OutcomeKind::kConnectionLost;
+      if (lost && !shared_->stop && probe_ != nullptr && !probe_->Alive()) o.kind = OutcomeKind::kServerCrashed;
+      {
+        std::lock_guard<std::mutex> lock(w.mu);
+        w.second.Record(o.nanos);
+        ++w.second_kinds[static_cast<size_t>(o.kind)];
+        if (o.error_code != 0) ++w.errors[o.error_code];
+        if (o.ok() && IsCommit(sql)) ++w.second_commits;
+      }
+      if (w.log.is_open()) {
+        w.log << Ms(now - start) << '\t' << OutcomeKindName(o.kind) << '\t' << o.error_code << '\t'
+              << Ms(o.nanos) << '\t' << OneLine(sql) << '\n';
+      }
+      if (o.kind == OutcomeKind::kCorruption) {
+        bool first = false;
+        {
+          std::lock_guard<std::mutex> lock(shared_->mu);
+          first = !shared_->corruption_seen[o.error_code];
+          shared_->corruption_seen[o.error_code] = true;
+        }
+        if (first) {
+          Finding f;
+          f.kind = "corruption";
+          f.at = shared_->Since(now);
+          f.thread = w.id;
+          f.statement = sql;
+          f.signature = "error " + std::to_string(o.error_code) + " " + ErrorTable::Default().Name(o.error_code);
+          f.detail = o.message;
+          shared_->AddFinding(std::move(f));
+        }
+      }
+      if (o.kind == OutcomeKind::kServerCrashed) {
+        ReportCrash(w, sql);
+        break;
+      }
+      if (lost) {
+        if (shared_->stop) break;
+        if (!Reconnect(w)) {
+          if (!shared_->stop) ReportCrash(w, sql);
+          break;
+        }
+        break;  // the rest of this query assumed the lost session's state
+      }
+    }
+  }
+  if (w.log.is_open()) w.log.flush();
+  w.done = true;
+}
+
+SecondStats Executor::CloseSecond(double t) {
+  SecondStats s;
+  s.t = t;
+  LatencyHistogram merged;
+  for (auto& w : workers_) {
+    std::lock_guard<std::mutex> lock(w->mu);
+    merged.Merge(w->second);
+    w->second.Clear();
+    for (size_t k = 0; k < s.kinds.size(); ++k) s.kinds[k] += w->second_kinds[k];
+    w->second_kinds = {};
+    s.transactions += w->second_commits;
+    w->second_commits = 0;
+  }
+  s.statements = merged.count();
+  s.p50 = merged.Quantile(0.5);
+  s.p95 = merged.Quantile(0.95);
+  s.p99 = merged.Quantile(0.99);
+  s.max = merged.max();
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  RunResult& r = shared_->result;
+  r.latency.Merge(merged);
+  r.statements += s.statements;
+  r.transactions += s.transactions;
+  for (size_t k = 0; k < s.kinds.size(); ++k) r.kinds[k] += s.kinds[k];
+  json j = s.ToJson();
+  j["type"] = "second";
+  shared_->Event(j);
+  r.timeline.push_back(s);
+  return s;
+}
+
+void Executor::Watch(double now_s) {
+  const int64_t now = NowNs();
+  // KILL QUERY statements that outlive the timeout (a fallback where the
+  // server ignores max_statement_time), and, once the run is stopping, those
+  // still running a second later, so that a run ends on time.
+  double limit_s = options_.statement_timeout > 0 ? options_.statement_timeout + 1.0 : 0;
+  if (shared_->stop) {
+    if (stop_ns_ == 0) stop_ns_ = now;
+    if (now - stop_ns_ > 1'000'000'000) limit_s = 0.001;
+  }
+  if (limit_s > 0) {
+    const int64_t limit = static_cast<int64_t>(limit_s * 1e9);
+    for (auto& w : workers_) {
+      const int64_t started = w->statement_start;
+      if (started != 0 && now - started > limit) {
+        Outcome error;
+        ConnectionParams p = connection_;
+        p.connect_timeout = 2;
+        p.read_timeout = 5;
+        if (auto killer = Connection::Open(p, &error))
+          killer->Execute("KILL QUERY " + std::to_string(w->connection_id.load()));
+        w->statement_start = now;  // once per period
+      }
+    }
+  }
+  const int64_t last = shared_->last_progress;
+  if (!shared_->stop && options_.hang_timeout > 0 &&
+      now - last > static_cast<int64_t>(options_.hang_timeout * 1e9)) {
+    if (probe_ != nullptr && !probe_->Alive()) return;  // a crash; the workers report it
+    Finding f;
+    f.kind = "hang";
+    f.at = now_s;
+    f.signature = "hang: no statement finished for " + std::to_string(static_cast<int>(options_.hang_timeout)) + " s";
+    for (auto& w : workers_) {
+      std::lock_guard<std::mutex> lock(w->mu);
+      f.detail += "thread " + std::to_string(w->id) + ": " + w->current.substr(0, 500) + "\n";
+    }
+    shared_->AddFinding(std::move(f));
+    Stop("hang");
+    if (probe_ != nullptr) probe_->Kill();  // sessions blocked on the server return
+  }
+}
+
+RunResult Executor::Run(const Tick& tick) {
+  shared_->start_ns = NowNs();
+  shared_->last_progress = shared_->start_ns;
+  if (!options_.out_dir.empty()) {
+    std::filesystem::create_directories(options_.out_dir);
+    shared_->events.open(std::filesystem::path(options_.out_dir) / "events.jsonl", std::ios::app);
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    shared_->Event({{"type", "start"}, {"threads", options_.threads}, {"seed", options_.seed},
+                    {"duration", options_.duration}, {"queries", options_.queries},
+                    {"server", connection_.ToString()}, {"grammar", grammar_->sources()}});
+  }
+  for (int i = 0; i < options_.threads; ++i) {
+    auto w = std::make_unique<Worker>();
+    w->id = i + 1;
+    GeneratorOptions g;
+    g.seed = options_.seed;
+    g.thread_id = w->id;
+    g.thread_count = options_.threads;
+    g.max_depth = options_.max_depth;
+    w->generator = std::make_unique<Generator>(grammar_, schema_, g);
+    if (options_.statement_log && !options_.out_dir.empty())
+      w->log.open(std::filesystem::path(options_.out_dir) / ("statements-" + std::to_string(w->id) + ".log"));
+    workers_.push_back(std::move(w));
+  }
+  for (auto& w : workers_) w->thread = std::thread([this, &w] { WorkerLoop(*w); });
+
+  double next_second = 1.0;
+  while (true) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const double elapsed = shared_->Since(NowNs());
+    if (options_.duration > 0 && elapsed >= options_.duration) Stop("duration");
+    bool all_done = true;
+    for (auto& w : workers_) all_done &= w->done.load();
+    if (all_done) {
+      if (!shared_->stop) Stop("queries");
+      break;
+    }
+    std::optional<SecondStats> closed;
+    while (elapsed >= next_second) {
+      closed = CloseSecond(next_second);
+      next_second += 1.0;
+    }
+    if (tick && tick(closed ? &*closed : nullptr)) Stop("interrupted");
+    Watch(elapsed);
+  }
+  for (auto& w : workers_) w->thread.join();
+  const double end = shared_->Since(NowNs());
+  CloseSecond(end);
+
+  RunResult result;
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    result = shared_->result;
+    result.stop_reason = shared_->stop_reason;
+  }
+  result.seconds = end;
+  result.threads = options_.threads;
+  result.seed = options_.seed;
+  for (auto& w : workers_) {
+    result.queries += w->queries;
+    result.generate_seconds += w->generate_seconds;
+    for (const auto& [code, n] : w->errors) result.errors[code] += n;
+  }
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    json j = {{"type", "end"}, {"seconds", end}, {"stop_reason", result.stop_reason},
+              {"statements", result.statements}};
+    shared_->Event(j);
+  }
+  workers_.clear();
+  return result;
+}
+
+}  // namespace gauntlet

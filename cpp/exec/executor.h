@@ -1,0 +1,130 @@
+// Executor: N concurrent sessions running a grammar against one server.
+//
+// Each worker owns a connection and a Generator (seeded from the run seed and
+// its number, RQG's threadN); it runs query_init/threadN_init once, then
+// query/threadN until the duration, the statement budget or Stop(). Every
+// statement ends in an Outcome that is counted per second and per kind, with
+// latency in a mergeable histogram. The calling thread is the watchdog: it
+// closes each second (timeline), kills statements past the timeout (KILL
+// QUERY), notices hangs (no statement finished for hang_timeout while the
+// server lives) and turns a lost session on a dead server into a crash
+// finding. Events and findings stream to OUT/events.jsonl as they happen.
+#ifndef GAUNTLET_EXEC_EXECUTOR_H_
+#define GAUNTLET_EXEC_EXECUTOR_H_
+
+#include <array>
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "exec/connection.h"
+#include "exec/histogram.h"
+#include "generate/generator.h"
+#include "server/crash_report.h"
+
+namespace gauntlet {
+
+struct RunOptions {
+  int threads = 2;
+  double duration = 30;          // seconds; 0 = no time limit
+  uint64_t queries = 0;          // per worker, like RQG's --queries; 0 = no limit
+  uint64_t seed = 1;
+  double statement_timeout = 0;  // seconds; 0 = none (max_statement_time + KILL QUERY)
+  double hang_timeout = 60;      // seconds without any finished statement = a hang
+  std::string out_dir;           // events.jsonl (and statement logs) go here; "" = nowhere
+  bool statement_log = false;    // OUT/statements-N.log: every statement with its outcome
+  int max_depth = 64;
+};
+
+// What the executor needs to know about the server under test. Thread-safe.
+class ServerProbe {
+ public:
+  virtual ~ServerProbe() = default;
+  virtual bool Alive() = 0;
+  virtual CrashReport Crash() = 0;
+  virtual void Kill() = 0;  // unblocks sessions stuck on a hung server
+};
+
+struct Finding {
+  std::string kind;       // "crash", "hang", "corruption", "unreachable"
+  double at = 0;          // seconds since the run started
+  std::string signature;  // what makes two findings the same bug
+  std::string detail;
+  int thread = 0;         // the worker that saw it (0: the watchdog)
+  std::string statement;  // what that worker was running
+  CrashReport crash;
+
+  nlohmann::json ToJson() const;
+};
+
+using KindCounts = std::array<uint64_t, static_cast<size_t>(OutcomeKind::kCount)>;
+
+struct SecondStats {
+  double t = 0;  // end of the second, from the start
+  uint64_t statements = 0;
+  uint64_t transactions = 0;
+  KindCounts kinds{};
+  int64_t p50 = 0, p95 = 0, p99 = 0, max = 0;  // nanoseconds
+
+  nlohmann::json ToJson() const;
+};
+
+struct RunResult {
+  double seconds = 0;
+  int threads = 0;
+  uint64_t seed = 0;
+  uint64_t queries = 0;       // grammar queries generated
+  uint64_t statements = 0;    // statements sent
+  uint64_t transactions = 0;  // COMMITs that succeeded
+  KindCounts kinds{};
+  std::map<unsigned, uint64_t> errors;  // by code
+  LatencyHistogram latency;
+  std::vector<SecondStats> timeline;
+  std::vector<Finding> findings;
+  std::string stop_reason;    // duration, queries, interrupted, crash, hang, stopped
+  double generate_seconds = 0;  // CPU spent generating, all workers
+
+  nlohmann::json ToJson() const;  // summary.json
+};
+
+class Executor {
+ public:
+  // `probe` may be null (an external server with no lifecycle management).
+  Executor(std::shared_ptr<const Grammar> grammar, Schema schema, ConnectionParams connection,
+           RunOptions options, ServerProbe* probe);
+  ~Executor();
+
+  // Called about every 50 ms with the second just closed (or null); returning
+  // true stops the run (Ctrl-C). Progress displays hook in here.
+  using Tick = std::function<bool(const SecondStats* closed)>;
+  // Runs to the end.
+  RunResult Run(const Tick& tick = nullptr);
+  void Stop(const std::string& reason = "stopped");  // from any thread
+
+ private:
+  struct Worker;
+  struct Shared;
+  void WorkerLoop(Worker& w);
+  bool Reconnect(Worker& w);
+  void ReportCrash(Worker& w, const std::string& statement);
+  SecondStats CloseSecond(double t);
+  void Watch(double now);
+
+  std::shared_ptr<const Grammar> grammar_;
+  Schema schema_;
+  ConnectionParams connection_;
+  RunOptions options_;
+  ServerProbe* probe_;
+  std::unique_ptr<Shared> shared_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  int64_t stop_ns_ = 0;  // when the watchdog first saw the stop (its thread only)
+};
+
+}  // namespace gauntlet
+
+#endif  // GAUNTLET_EXEC_EXECUTOR_H_

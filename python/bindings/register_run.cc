@@ -1,0 +1,209 @@
+// Bindings for servers, connections, data loading and runs.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "data/loader.h"
+#include "exec/connection.h"
+#include "exec/error_table.h"
+#include "exec/executor.h"
+#include "server/datadir_template.h"
+#include "server/managed_server.h"
+#include "server/server_probe.h"
+
+namespace py = pybind11;
+
+namespace gauntlet::bindings {
+namespace {
+
+// nlohmann::json -> Python objects, through the json module (results are
+// small; this runs once per run).
+py::object ToPython(const nlohmann::json& j) {
+  return py::module_::import("json").attr("loads")(j.dump());
+}
+
+py::dict OutcomeDict(const Outcome& o) {
+  py::dict d;
+  d["kind"] = OutcomeKindName(o.kind);
+  d["error_code"] = o.error_code;
+  d["sqlstate"] = o.sqlstate;
+  d["message"] = o.message;
+  d["rows"] = o.rows;
+  d["affected_rows"] = o.affected_rows;
+  d["seconds"] = static_cast<double>(o.nanos) / 1e9;
+  return d;
+}
+
+py::dict CrashDict(const CrashReport& r) {
+  py::dict d;
+  d["signal"] = r.signal;
+  d["assertion"] = r.assertion;
+  d["frames"] = r.frames;
+  d["signature"] = r.signature;
+  d["log_excerpt"] = r.log_excerpt;
+  d["gdb_backtrace"] = r.gdb_backtrace;
+  return d;
+}
+
+}  // namespace
+
+void RegisterRun(py::module_& m) {
+  static py::exception<ServerError> server_error(m, "ServerError", m.attr("GauntletError").ptr());
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const ServerError& e) {
+      py::object exc = py::handle(server_error.ptr())(py::str(e.what()));
+      exc.attr("log_errors") = e.log_errors();
+      PyErr_SetObject(server_error.ptr(), exc.ptr());
+    }
+  });
+
+  py::class_<ConnectionParams>(m, "ConnectionParams")
+      .def(py::init<>())
+      .def_readwrite("host", &ConnectionParams::host)
+      .def_readwrite("port", &ConnectionParams::port)
+      .def_readwrite("socket", &ConnectionParams::socket)
+      .def_readwrite("user", &ConnectionParams::user)
+      .def_readwrite("password", &ConnectionParams::password)
+      .def_readwrite("database", &ConnectionParams::database)
+      .def_readwrite("connect_timeout", &ConnectionParams::connect_timeout)
+      .def_readwrite("read_timeout", &ConnectionParams::read_timeout)
+      .def("__str__", &ConnectionParams::ToString);
+
+  py::class_<Connection>(m, "Connection")
+      .def_static("open", [](const ConnectionParams& p) {
+        Outcome error;
+        std::unique_ptr<Connection> c;
+        {
+          py::gil_scoped_release release;
+          c = Connection::Open(p, &error);
+        }
+        if (!c) throw Error("cannot connect to " + p.ToString() + ": " + error.message);
+        return c;
+      })
+      .def("execute", [](Connection& c, const std::string& sql, bool fetch) {
+        ResultSet rs;
+        Outcome o;
+        {
+          py::gil_scoped_release release;
+          o = c.Execute(sql, fetch ? &rs : nullptr);
+        }
+        py::list columns, rows;
+        for (const auto& col : rs.columns) columns.append(py::make_tuple(col.name, col.type));
+        for (const auto& row : rs.rows) {
+          py::list r;
+          for (const auto& v : row) r.append(v ? py::object(py::str(*v)) : py::object(py::none()));
+          rows.append(py::tuple(r));
+        }
+        return py::make_tuple(OutcomeDict(o), columns, rows);
+      }, py::arg("sql"), py::arg("fetch") = true)
+      .def_property_readonly("id", &Connection::id);
+
+  py::class_<ServerOptions>(m, "ServerOptions")
+      .def(py::init<>())
+      .def_readwrite("binary", &ServerOptions::binary)
+      .def_readwrite("dir", &ServerOptions::dir)
+      .def_readwrite("mysqld", &ServerOptions::mysqld)
+      .def_readwrite("wrapper", &ServerOptions::wrapper)
+      .def_readwrite("tcp", &ServerOptions::tcp)
+      .def_readwrite("start_timeout", &ServerOptions::start_timeout)
+      .def_readwrite("template_cache", &ServerOptions::template_cache)
+      .def_readwrite("core_file", &ServerOptions::core_file);
+
+  py::class_<ManagedServer>(m, "ManagedServer")
+      .def(py::init<ServerOptions>())
+      .def_static("attach", &ManagedServer::Attach)
+      .def("start", &ManagedServer::Start, py::call_guard<py::gil_scoped_release>())
+      .def("stop", &ManagedServer::Stop, py::arg("timeout") = 60.0, py::call_guard<py::gil_scoped_release>())
+      .def("kill", &ManagedServer::Kill, py::call_guard<py::gil_scoped_release>())
+      .def("restart", &ManagedServer::Restart, py::call_guard<py::gil_scoped_release>())
+      .def("alive", &ManagedServer::Alive)
+      .def("crash", [](const ManagedServer& s) {
+        CrashReport r;
+        {
+          py::gil_scoped_release release;
+          r = s.Crash();
+        }
+        return CrashDict(r);
+      })
+      .def("detach", &ManagedServer::Detach)
+      .def_property_readonly("pid", &ManagedServer::pid)
+      .def_property_readonly("exit_signal", &ManagedServer::exit_signal)
+      .def_property_readonly("connection", &ManagedServer::connection)
+      .def_property_readonly("dsn", &ManagedServer::dsn)
+      .def_property_readonly("socket", &ManagedServer::socket)
+      .def_property_readonly("port", &ManagedServer::port)
+      .def_property_readonly("error_log", &ManagedServer::error_log)
+      .def_property_readonly("datadir", &ManagedServer::datadir)
+      .def_property_readonly("ready_seconds", &ManagedServer::ready_seconds)
+      .def_property_readonly("options", &ManagedServer::options);
+
+  m.def("is_mariadb", &IsMariaDB);
+  m.def("error_kind", [](unsigned code) {
+    return std::string(OutcomeKindName(ErrorTable::Default().Classify(code)));
+  });
+  m.def("default_values", &DefaultValues);
+  m.def("create_table_sql", &CreateTableSql);
+  m.def("load_schema", [](Connection& c, const Schema& schema, uint64_t seed) {
+    LoadStats s;
+    {
+      py::gil_scoped_release release;
+      s = LoadSchema(c, schema, seed);
+    }
+    py::dict d;
+    d["tables"] = s.tables;
+    d["rows"] = s.rows;
+    d["seconds"] = s.seconds;
+    return d;
+  });
+  m.def("introspect_schema", &IntrospectSchema, py::arg("connection"),
+        py::arg("databases") = std::vector<std::string>{}, py::call_guard<py::gil_scoped_release>());
+
+  py::class_<RunOptions>(m, "RunOptions")
+      .def(py::init<>())
+      .def_readwrite("threads", &RunOptions::threads)
+      .def_readwrite("duration", &RunOptions::duration)
+      .def_readwrite("queries", &RunOptions::queries)
+      .def_readwrite("seed", &RunOptions::seed)
+      .def_readwrite("statement_timeout", &RunOptions::statement_timeout)
+      .def_readwrite("hang_timeout", &RunOptions::hang_timeout)
+      .def_readwrite("out_dir", &RunOptions::out_dir)
+      .def_readwrite("statement_log", &RunOptions::statement_log)
+      .def_readwrite("max_depth", &RunOptions::max_depth);
+
+  // Runs the executor with the GIL released; `tick(second_or_None)` is
+  // called with the GIL about every 50 ms and may return True to stop.
+  // Ctrl-C (a pending KeyboardInterrupt) also stops the run, and the result
+  // says "interrupted".
+  m.def("execute_run", [](std::shared_ptr<Grammar> grammar, const Schema& schema,
+                          const ConnectionParams& params, const RunOptions& options,
+                          ManagedServer* server, py::object tick) {
+    std::unique_ptr<ServerProbe> probe;
+    if (server != nullptr) probe = std::make_unique<ManagedServerProbe>(server);
+    else probe = std::make_unique<ExternalServerProbe>(params);
+    Executor executor(grammar, schema, params, options, probe.get());
+    RunResult result;
+    {
+      py::gil_scoped_release release;
+      result = executor.Run([&](const SecondStats* closed) {
+        py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) {
+          PyErr_Clear();
+          return true;
+        }
+        if (!tick.is_none()) {
+          py::object second = closed ? ToPython(closed->ToJson()) : py::object(py::none());
+          return py::bool_(tick(second)).cast<bool>();
+        }
+        return false;
+      });
+    }
+    nlohmann::json timeline = nlohmann::json::array();
+    for (const SecondStats& sec : result.timeline) timeline.push_back(sec.ToJson());
+    return py::make_tuple(ToPython(result.ToJson()), ToPython(timeline));
+  }, py::arg("grammar"), py::arg("schema"), py::arg("connection"), py::arg("options"),
+     py::arg("server") = nullptr, py::arg("tick") = py::none());
+}
+
+}  // namespace gauntlet::bindings

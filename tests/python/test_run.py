@@ -1,0 +1,183 @@
+"""Runs against real MariaDB servers started by Gauntlet (no mocks)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import gauntlet
+import pytest
+from gauntlet import Grammar, ManagedServer
+
+from conftest import REPO
+
+
+def mariadbd_running_in(path) -> bool:
+    out = subprocess.run(["pgrep", "-af", "mariadbd"], capture_output=True, text=True).stdout
+    return str(path) in out
+
+
+def test_server_lifecycle_and_connection(tmp_path):
+    with ManagedServer(tmp_path / "s", mysqld={"max_connections": 50}) as s:
+        assert s.alive and s.port == 0
+        c = s.connect()
+        assert c.query("SELECT @@max_connections, @@skip_networking") == [("50", "1")]
+        r = c.execute("SELEC 1")
+        assert (r.outcome["kind"], r.outcome["error_code"]) == ("syntax", 1064)
+        assert "ManagedServer(" in repr(s) and "running" in repr(s)
+    assert not s.alive
+    # A second server copies the cached template: ready in well under a second or two.
+    with ManagedServer(tmp_path / "t") as t:
+        assert t.ready_seconds < 3
+        assert t.connect().query("SHOW DATABASES LIKE 'test'") == [("test",)]
+
+
+def test_bad_option_is_a_clear_error(tmp_path):
+    s = ManagedServer(tmp_path / "s", mysqld=["no_such_option=1"])
+    with pytest.raises(gauntlet.ServerError) as e:
+        s.start()
+    assert any("no_such_option" in line for line in e.value.log_errors)
+    assert not s.alive
+
+
+def test_dsn_parsing_keeps_the_password_out_of_sight(monkeypatch):
+    monkeypatch.setenv("GAUNTLET_PASSWORD", "s3cret")
+    p = gauntlet.parse_dsn("mysql://qa@127.0.0.1:3307/db1")
+    assert (p.user, p.host, p.port, p.database, p.password) == ("qa", "127.0.0.1", 3307, "db1", "s3cret")
+    assert "s3cret" not in str(p)
+    p = gauntlet.parse_dsn("mysql://root@localhost/test?socket=/tmp/x.sock")
+    assert p.socket == "/tmp/x.sock"
+    with pytest.raises(gauntlet.InvalidInput, match="unknown DSN parameter"):
+        gauntlet.parse_dsn("mysql://root@localhost/?sock=/tmp/x")
+
+
+def test_run_against_default_server_writes_results(tmp_path):
+    out = tmp_path / "run"
+    result = gauntlet.run(REPO / "grammars" / "optimizer.yy", threads=2, duration=4, out=out,
+                          statement_log=True)
+    s = result.summary()
+    assert s["statements"] > 100 and s["stop_reason"] == "duration"
+    assert s["outcomes"]["ok"] > s["statements"] / 2
+    assert s["load"]["rows"] == 1242  # RQG's tables A..DD
+    assert result.findings == [] and result.exit_code == 0
+    assert json.loads((out / "summary.json").read_text())["statements"] == s["statements"]
+    events = [json.loads(l) for l in (out / "events.jsonl").read_text().splitlines()]
+    assert events[0]["type"] == "start" and events[-1]["type"] == "end"
+    assert len(result.timeline()) >= 4
+    assert (out / "statements-1.log").stat().st_size > 0
+    assert gauntlet.RunResult.load(out).summary()["statements"] == s["statements"]
+    df = result.to_pandas()
+    assert "p95_ms" in df.columns and len(df) == len(result.timeline())
+    assert not mariadbd_running_in(out)
+
+
+def test_syntax_errors_are_classified(tmp_path):
+    g = Grammar.from_string("query: SELEC 1 | SELECT 1 ;")
+    s = gauntlet.run(g, threads=2, queries=200, duration=0, out=tmp_path).summary()
+    assert s["statements"] == 400
+    assert 100 < s["outcomes"]["syntax"] < 300
+    assert s["outcomes"]["syntax"] + s["outcomes"]["ok"] == 400
+    assert s["errors"][0]["name"] == "ER_PARSE_ERROR"
+
+
+def test_kill_query_and_killed_sessions_are_not_crashes(tmp_path):
+    # Statement timeouts (KILL QUERY / max_statement_time) and a session that
+    # kills itself lose work, not the server.
+    g = Grammar.from_string("query: SELECT SLEEP(3) | SELECT 1 | KILL _connection_id ;")
+    result = gauntlet.run(g, threads=2, duration=6, statement_timeout=0.5, out=tmp_path)
+    s = result.summary()
+    assert s["outcomes"]["timeout"] > 0
+    assert s["outcomes"]["connection"] + s["outcomes"]["semantic"] > 0
+    assert s["outcomes"]["crash"] == 0
+    assert result.findings == []
+
+
+def test_segfault_mid_run_is_a_crash_finding(tmp_path):
+    server = ManagedServer(tmp_path / "server", core_file=False)
+
+    def tick(second):
+        if second is not None and second["t"] >= 2 and server.alive:
+            os.kill(server.pid, signal.SIGSEGV)
+        return False
+
+    result = gauntlet.run(REPO / "grammars" / "optimizer.yy", server=server, duration=30, out=tmp_path,
+                          progress=tick)
+    assert result.summary()["stop_reason"] == "crash"
+    [finding] = result.findings
+    assert finding["kind"] == "crash"
+    assert finding["signature"].startswith("signal 11: ")
+    assert "got signal 11" in finding["detail"]
+    assert finding["crash"]["frames"]
+    assert result.exit_code == 1
+    assert not server.alive
+
+
+def test_sigstop_is_a_hang_finding(tmp_path):
+    server = ManagedServer(tmp_path / "server", core_file=False)
+
+    def tick(second):
+        if second is not None and second["t"] >= 2 and second["statements"] > 0:
+            os.kill(server.pid, signal.SIGSTOP)
+        return False
+
+    start = time.monotonic()
+    result = gauntlet.run(REPO / "grammars" / "optimizer.yy", server=server, duration=60, hang_timeout=3,
+                          out=tmp_path, progress=tick)
+    assert time.monotonic() - start < 30
+    assert result.summary()["stop_reason"] == "hang"
+    assert [f["kind"] for f in result.findings] == ["hang"]
+    assert not server.alive  # killed so that the blocked sessions return
+
+
+def test_ctrl_c_leaves_readable_results_and_no_server(tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "gauntlet", "run", "--grammar",
+                             str(REPO / "grammars" / "optimizer.yy"), "--duration", "120", "--out", str(out)],
+                            env={**os.environ, "PYTHONPATH": str(REPO / "python")},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        events = out / "events.jsonl"
+        if events.exists() and '"second"' in events.read_text():
+            break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stop_reason"] == "interrupted" and summary["statements"] > 0
+    assert "stopped by interrupted" in stdout
+    assert not mariadbd_running_in(out)
+
+
+def test_cli_run_config_file_and_flags(tmp_path):
+    config = tmp_path / "run.toml"
+    config.write_text(f'grammar = "{REPO / "grammars" / "optimizer.yy"}"\nthreads = 1\nqueries = 50\n'
+                      f'duration = 0\nout = "{tmp_path / "out"}"\n')
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--config", str(config), "--queries", "20"],
+                       env={**os.environ, "PYTHONPATH": str(REPO / "python")}, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["queries"] == 20 and summary["threads"] == 1  # the flag beat the file
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"threads": "two"}')
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--config", str(bad)],
+                       env={**os.environ, "PYTHONPATH": str(REPO / "python")}, capture_output=True, text=True)
+    assert r.returncode == 2 and "threads" in r.stderr
+
+
+def test_cli_server_start_and_stop(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "server", "start", "--dir", str(tmp_path / "s"),
+                        "--mysqld", "max_connections=77"], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    socket = [l.split()[1] for l in r.stdout.splitlines() if l.startswith("socket:")][0]
+    client = subprocess.run(["mariadb", "-uroot", "-S", socket, "-N", "-e", "SELECT @@max_connections"],
+                            capture_output=True, text=True)
+    assert client.stdout.strip() == "77"
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "server", "stop", "--dir", str(tmp_path / "s")],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert not mariadbd_running_in(tmp_path / "s")

@@ -21,11 +21,16 @@ std::string Lower(std::string s) {
   return s;
 }
 
-void Run(Connection& c, const std::string& sql, const std::string& what) {
+// Runs `sql`; returns "" or what went wrong.
+std::string Try(Connection& c, const std::string& sql, const std::string& what) {
   const Outcome o = c.Execute(sql);
-  if (!o.ok())
-    throw Error(what + ": error " + std::to_string(o.error_code) + ": " + o.message +
-                "\n  in: " + sql.substr(0, 300));
+  if (o.ok()) return "";
+  return what + ": error " + std::to_string(o.error_code) + ": " + o.message;
+}
+
+void Run(Connection& c, const std::string& sql, const std::string& what) {
+  const std::string error = Try(c, sql, what);
+  if (!error.empty()) throw Error(error + "\n  in: " + sql.substr(0, 300));
 }
 
 }  // namespace
@@ -71,6 +76,7 @@ std::string CreateTableSql(const Table& table, const std::string& database) {
   for (size_t i = 0; i < table.columns.size(); ++i) {
     const Column& c = table.columns[i];
     sql += (i ? ", " : "") + Quote(c.name) + " " + c.type;
+    if (c.raw) continue;  // the definition says it all, keys included
     sql += c.nullable && !c.primary ? " NULL" : " NOT NULL";
     if (c.auto_increment) sql += " AUTO_INCREMENT";
     if (c.primary) primary.push_back(Quote(c.name));
@@ -81,6 +87,7 @@ std::string CreateTableSql(const Table& table, const std::string& database) {
     for (size_t i = 0; i < primary.size(); ++i) sql += (i ? ", " : "") + primary[i];
     sql += ")";
   }
+  for (const std::string& k : table.keys) keys += ", " + k;
   sql += keys + ")";
   if (!table.engine.empty()) sql += " ENGINE=" + table.engine;
   if (!table.options.empty()) sql += " " + table.options;
@@ -90,8 +97,12 @@ std::string CreateTableSql(const Table& table, const std::string& database) {
 LoadStats LoadSchema(Connection& connection, const Schema& schema, uint64_t seed) {
   const auto start = std::chrono::steady_clock::now();
   LoadStats stats;
-  for (const std::string& db : schema.databases())
-    Run(connection, "CREATE DATABASE IF NOT EXISTS " + Quote(db), "creating database " + db);
+  // A load starts from empty databases: tables left by an earlier run would
+  // otherwise be drawn by `_table` too.
+  for (const std::string& db : schema.databases()) {
+    Run(connection, "DROP DATABASE IF EXISTS " + Quote(db), "dropping database " + db);
+    Run(connection, "CREATE DATABASE " + Quote(db), "creating database " + db);
+  }
   constexpr size_t kBatchRows = 1000;
   constexpr size_t kBatchBytes = 1 << 20;
   for (size_t t = 0; t < schema.tables().size(); ++t) {
@@ -99,8 +110,10 @@ LoadStats LoadSchema(Connection& connection, const Schema& schema, uint64_t seed
     if (table.view) continue;
     const std::string db = table.database.empty() ? schema.databases()[0] : table.database;
     const std::string where = "table " + db + "." + table.name;
-    Run(connection, "DROP TABLE IF EXISTS " + Quote(db) + "." + Quote(table.name), where);
-    Run(connection, CreateTableSql(table, db), "creating " + where);
+    if (std::string error = Try(connection, CreateTableSql(table, db), "creating " + where); !error.empty()) {
+      stats.warnings.push_back(error);
+      continue;
+    }
     ++stats.tables;
     if (table.rows == 0) continue;
     // One generator per column: its values grammar is `query: <values> ;`.
@@ -135,7 +148,8 @@ LoadStats LoadSchema(Connection& connection, const Schema& schema, uint64_t seed
       ++in_batch;
       ++stats.rows;
       if (in_batch == kBatchRows || sql.size() > kBatchBytes || r + 1 == table.rows) {
-        Run(connection, sql, "loading " + where);
+        if (std::string error = Try(connection, sql, "loading " + where); !error.empty())
+          stats.warnings.push_back(error);
         sql = head;
         in_batch = 0;
       }

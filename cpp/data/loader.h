@@ -25,13 +25,18 @@ std::string DefaultValues(const Column& column);
 std::string CreateTableSql(const Table& table, const std::string& database);
 
 struct LoadStats {
-  uint64_t tables = 0;
+  uint64_t tables = 0;     // tables created
   uint64_t rows = 0;       // rows sent (INSERT IGNORE may drop duplicates)
   double seconds = 0;
+  // Tables the server refused and batches it rejected, with its message;
+  // RQG's gendata goes on after those too (e.g. ROW_FORMAT=FIXED on InnoDB).
+  std::vector<std::string> warnings;
 };
 
-// Drops and creates every table of `schema`, then loads its rows. Throws
-// Error naming the table and the server's message when a statement fails.
+// Replaces the databases `schema` names with new ones holding its tables,
+// then loads their rows. Throws
+// Error when a database cannot be created; a table or batch the server
+// refuses becomes a warning and the load goes on.
 LoadStats LoadSchema(Connection& connection, const Schema& schema, uint64_t seed);
 
 // Reads tables, columns and indexes of `databases` (all but the system ones

@@ -333,6 +333,27 @@ std::once_flag perl_sys_init;
 
 }  // namespace
 
+PerlInterpreter* NewInterpreter() {
+  PerlInterpreter* my_perl = perl_alloc();
+  PERL_SET_CONTEXT(my_perl);
+  perl_construct(my_perl);
+  PL_exit_flags |= PERL_EXIT_DESTRUCT_END;
+  static char a0[] = "", a1[] = "-e", a2[] = "0";
+  char* args[] = {a0, a1, a2, nullptr};
+  perl_parse(my_perl, XsInit, 3, args, nullptr);
+  perl_run(my_perl);
+  return my_perl;
+}
+
+void FreeInterpreter(PerlInterpreter* my_perl) {
+  if (my_perl == nullptr) return;
+  PERL_SET_CONTEXT(my_perl);
+  perl_destruct(my_perl);
+  perl_free(my_perl);
+}
+
+void InitPerlOnce();
+
 // Makes `g` the generator Perl's callbacks see, for one scope.
 class HostScope {
  public:
@@ -388,16 +409,8 @@ struct PerlRuntime::Impl {
 
   // Creates the interpreter, loads the prelude and compiles every block.
   void Start() {
-    PerlInterpreter* my_perl = perl_alloc();
-    perl = my_perl;
-    PERL_SET_CONTEXT(my_perl);
-    perl_construct(my_perl);
-    PL_exit_flags |= PERL_EXIT_DESTRUCT_END;
-    static char a0[] = "", a1[] = "-e", a2[] = "0";
-    char* args[] = {a0, a1, a2, nullptr};
-    perl_parse(my_perl, XsInit, 3, args, nullptr);
-    perl_run(my_perl);
-
+    perl = NewInterpreter();
+    dTHXa(perl);
     HostScope host(generator);
     eval_pv(kPrelude, FALSE);
     if (SvTRUE(ERRSV)) throw Error("cannot start the embedded Perl: " + ToString(aTHX_ ERRSV));
@@ -423,11 +436,7 @@ struct PerlRuntime::Impl {
   }
 
   void Stop() {
-    if (perl == nullptr) return;
-    PerlInterpreter* my_perl = perl;
-    PERL_SET_CONTEXT(my_perl);
-    perl_destruct(my_perl);
-    perl_free(my_perl);
+    FreeInterpreter(perl);
     perl = nullptr;
   }
 
@@ -455,8 +464,7 @@ struct PerlRuntime::Impl {
   }
 };
 
-PerlRuntime::PerlRuntime(Generator* generator) : impl_(new Impl) {
-  impl_->generator = generator;
+void InitPerlOnce() {
   std::call_once(perl_sys_init, [] {
     static int argc = 1;
     static char arg0[] = "gauntlet";
@@ -472,6 +480,11 @@ PerlRuntime::PerlRuntime(Generator* generator) : impl_(new Impl) {
     if (dladdr(reinterpret_cast<void*>(&perl_alloc), &info) && info.dli_fname != nullptr)
       dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
   });
+}
+
+PerlRuntime::PerlRuntime(Generator* generator) : impl_(new Impl) {
+  impl_->generator = generator;
+  InitPerlOnce();
   try {
     impl_->Start();
   } catch (...) {
@@ -492,6 +505,29 @@ void PerlRuntime::BeginStatement() {
 
 std::string PerlRuntime::RunBlock(uint32_t block) {
   return impl_->Call(impl_->blocks[block], impl_->generator->grammar().perl_blocks()[block].where);
+}
+
+std::string PerlDataToJson(const std::string& code, const std::string& file) {
+  InitPerlOnce();
+  PerlInterpreter* my_perl = NewInterpreter();
+  struct Free {
+    PerlInterpreter* p;
+    ~Free() { FreeInterpreter(p); }
+  } free_it{my_perl};
+  const std::string source =
+      "package GenTest::Gendata; no strict; no warnings; our ($tables, $fields, $data, $schemas);\n"
+      "#line 1 \"" + file + "\"\n" + code +
+      "\n;\nrequire JSON::PP; JSON::PP->new->canonical->encode({tables => $tables, fields => $fields, "
+      "data => $data, schemas => $schemas})";
+  SV* result = eval_pv(source.c_str(), FALSE);
+  if (SvTRUE(ERRSV)) {
+    std::string message = ToString(aTHX_ ERRSV);
+    int line = 0;
+    const size_t at = message.find(" line ");
+    if (at != std::string::npos) line = std::atoi(message.c_str() + at + 6);
+    throw InvalidInput({file, line, 0}, "Perl data does not evaluate: " + message);
+  }
+  return ToString(aTHX_ result);
 }
 
 std::string PerlRuntime::ReadVariable(uint32_t variable) {

@@ -40,6 +40,12 @@ class PerlRuntime {
   Impl* impl_;
 };
 
+// Runs Perl data code (an RQG `.zz` file sets $tables, $fields, $data and
+// maybe $schemas) in a fresh interpreter and returns those variables as a
+// JSON object {"tables": ..., "fields": ..., "data": ..., "schemas": ...}.
+// Throws InvalidInput naming `file` and Perl's message when the code dies.
+std::string PerlDataToJson(const std::string& code, const std::string& file);
+
 }  // namespace gauntlet
 
 #endif  // GAUNTLET_GENERATE_PERL_RUNTIME_H_

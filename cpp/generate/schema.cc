@@ -107,17 +107,17 @@ Schema Schema::RqgDefault() {
         "==FACTOR:1== NULL | ==FACTOR:1== '1900-01-01 00:00:00' | ==FACTOR:8== _datetime";
     const std::string varchars = "==FACTOR:1== NULL | ==FACTOR:9== _varchar(1)";
     t.columns = {
-        {"pk", "int", true, true, false, true, ""},
-        {"col_int_nokey", "int", false, false, true, false, ints},
-        {"col_int_key", "int", false, true, true, false, ints},
-        {"col_date_key", "date", false, true, true, false, dates},
-        {"col_date_nokey", "date", false, false, true, false, dates},
-        {"col_time_key", "time", false, true, true, false, times},
-        {"col_time_nokey", "time", false, false, true, false, times},
-        {"col_datetime_key", "datetime", false, true, true, false, datetimes},
-        {"col_datetime_nokey", "datetime", false, false, true, false, datetimes},
-        {"col_varchar_key", "varchar(1)", false, true, true, false, varchars},
-        {"col_varchar_nokey", "varchar(1)", false, false, true, false, varchars},
+        {"pk", "int", true, true, false, true, false, ""},
+        {"col_int_nokey", "int", false, false, true, false, false, ints},
+        {"col_int_key", "int", false, true, true, false, false, ints},
+        {"col_date_key", "date", false, true, true, false, false, dates},
+        {"col_date_nokey", "date", false, false, true, false, false, dates},
+        {"col_time_key", "time", false, true, true, false, false, times},
+        {"col_time_nokey", "time", false, false, true, false, false, times},
+        {"col_datetime_key", "datetime", false, true, true, false, false, datetimes},
+        {"col_datetime_nokey", "datetime", false, false, true, false, false, datetimes},
+        {"col_varchar_key", "varchar(1)", false, true, true, false, false, varchars},
+        {"col_varchar_nokey", "varchar(1)", false, false, true, false, false, varchars},
     };
     tables.push_back(std::move(t));
   }
@@ -152,6 +152,7 @@ Schema Schema::FromJson(const std::string& text, const std::string& file) {
       table.rows = t.value("rows", uint64_t{0});
       table.engine = t.value("engine", "");
       table.options = t.value("options", "");
+      table.keys = t.value("keys", std::vector<std::string>{});
       const json& cols = t.at("columns");
       for (size_t c = 0; c < cols.size(); ++c) {
         path = "tables[" + std::to_string(i) + "].columns[" + std::to_string(c) + "]";
@@ -163,6 +164,7 @@ Schema Schema::FromJson(const std::string& text, const std::string& file) {
         col.indexed = jc.value("indexed", col.primary);
         col.nullable = jc.value("nullable", !col.primary);
         col.auto_increment = jc.value("auto_increment", false);
+        col.raw = jc.value("raw", false);
         col.values = jc.value("values", "");
         table.columns.push_back(std::move(col));
       }
@@ -204,11 +206,13 @@ std::string Schema::ToJson() const {
     if (!t.database.empty()) jt["database"] = t.database;
     if (!t.engine.empty()) jt["engine"] = t.engine;
     if (!t.options.empty()) jt["options"] = t.options;
+    if (!t.keys.empty()) jt["keys"] = t.keys;
     json cols = json::array();
     for (const Column& c : t.columns) {
       json jc = {{"name", c.name}, {"type", c.type}, {"primary", c.primary},
                  {"indexed", c.indexed}, {"nullable", c.nullable}};
       if (c.auto_increment) jc["auto_increment"] = true;
+      if (c.raw) jc["raw"] = true;
       if (!c.values.empty()) jc["values"] = c.values;
       cols.push_back(jc);
     }

@@ -21,6 +21,7 @@ struct Column {
   bool indexed = false;   // part of any index (a primary key counts)
   bool nullable = true;
   bool auto_increment = false;
+  bool raw = false;       // `type` is the whole definition after the name (RQG's `sqls`)
   // The data: a grammar expression (`_digit | NULL`, `_pareto(1, 100)`);
   // "" derives one from the type (see DefaultValues in data/loader.h).
   std::string values;
@@ -37,6 +38,7 @@ struct Table {
   std::string engine;
   std::vector<Column> columns;
   std::string options;    // more CREATE TABLE options: "PARTITION BY KEY (pk) PARTITIONS 2"
+  std::vector<std::string> keys;  // more index definitions: "KEY k (k, c)"
 };
 
 // Column subsets used by the `_field*` built-ins, by column number.

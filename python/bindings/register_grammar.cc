@@ -53,13 +53,13 @@ ChoiceSeq FromList(const py::iterable& items) {
 void RegisterGrammar(py::module_& m) {
   py::class_<Column>(m, "Column")
       .def(py::init([](std::string name, std::string type, bool primary, bool indexed,
-                       bool nullable, bool auto_increment, std::string values) {
+                       bool nullable, bool auto_increment, std::string values, bool raw) {
              return Column{std::move(name), std::move(type), primary, indexed || primary,
-                           nullable && !primary, auto_increment, std::move(values)};
+                           nullable && !primary, auto_increment, raw, std::move(values)};
            }),
            py::arg("name"), py::arg("type") = "int", py::arg("primary") = false,
            py::arg("indexed") = false, py::arg("nullable") = true, py::arg("auto_increment") = false,
-           py::arg("values") = "")
+           py::arg("values") = "", py::arg("raw") = false)
       .def_readwrite("name", &Column::name)
       .def_readwrite("type", &Column::type)
       .def_readwrite("primary", &Column::primary)
@@ -67,6 +67,7 @@ void RegisterGrammar(py::module_& m) {
       .def_readwrite("nullable", &Column::nullable)
       .def_readwrite("auto_increment", &Column::auto_increment)
       .def_readwrite("values", &Column::values)
+      .def_readwrite("raw", &Column::raw)
       .def("__repr__", [](const Column& c) {
         return "Column(" + c.name + " " + c.type + (c.primary ? " primary" : c.indexed ? " indexed" : "") + ")";
       });
@@ -92,6 +93,7 @@ void RegisterGrammar(py::module_& m) {
       .def_readwrite("view", &Table::view)
       .def_readwrite("database", &Table::database)
       .def_readwrite("options", &Table::options)
+      .def_readwrite("keys", &Table::keys)
       .def("__repr__", [](const Table& t) {
         return "Table(" + t.name + ", " + std::to_string(t.columns.size()) + " columns, " +
                std::to_string(t.rows) + " rows)";

@@ -7,6 +7,7 @@
 #include "exec/connection.h"
 #include "exec/error_table.h"
 #include "exec/executor.h"
+#include "generate/perl_runtime.h"
 #include "server/datadir_template.h"
 #include "server/managed_server.h"
 #include "server/server_probe.h"
@@ -140,6 +141,7 @@ void RegisterRun(py::module_& m) {
       .def_property_readonly("options", &ManagedServer::options);
 
   m.def("is_mariadb", &IsMariaDB);
+  m.def("perl_data_to_json", &PerlDataToJson, py::arg("code"), py::arg("file"));
   m.def("error_kind", [](unsigned code) {
     return std::string(OutcomeKindName(ErrorTable::Default().Classify(code)));
   });
@@ -155,6 +157,7 @@ void RegisterRun(py::module_& m) {
     d["tables"] = s.tables;
     d["rows"] = s.rows;
     d["seconds"] = s.seconds;
+    d["warnings"] = s.warnings;
     return d;
   });
   m.def("introspect_schema", &IntrospectSchema, py::arg("connection"),

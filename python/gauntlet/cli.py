@@ -14,6 +14,7 @@ import os
 import sys
 
 from . import GauntletError, InvalidInput
+from .data import load_data_spec
 from .grammar import Grammar, Schema, split_statements
 from .server import ManagedServer, ServerError
 
@@ -32,7 +33,7 @@ def _gensql(args: argparse.Namespace) -> int:
     if args.warnings:
         for w in grammar.warnings:
             print(f"warning: {w}", file=sys.stderr)
-    schema = Schema.from_json(args.schema) if args.schema else Schema.rqg_default()
+    schema = load_data_spec(args.schema) if args.schema else Schema.rqg_default()
     gen = grammar.generator(args.seed, schema, thread_id=args.thread, max_depth=args.max_depth)
     out = sys.stdout
     remaining = args.queries
@@ -145,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a grammar whose rules override the main one (repeatable)")
     g.add_argument("--queries", type=int, default=100, help="how many queries (default 100)")
     g.add_argument("--seed", type=int, default=1, help="the seed (default 1)")
-    g.add_argument("--schema", help="a JSON schema file (default: RQG's tables A..DD)")
+    g.add_argument("--schema", help="a JSON schema or RQG .zz file (default: RQG's tables A..DD)")
     g.add_argument("--thread", type=int, default=1, help="worker number for threadN rules")
     g.add_argument("--max-depth", type=int, default=64, help="rule nesting limit (default 64)")
     g.add_argument("--semicolons", action="store_true", help="end each statement with ';'")
@@ -158,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--config", help="settings file (JSON or TOML); keys are named like the flags")
     r.add_argument("--grammar", help="the .yy grammar")
     r.add_argument("--redefine", action="append", help="a grammar overriding rules (repeatable)")
-    r.add_argument("--data", help="JSON data spec, or 'none' for the server's own tables "
+    r.add_argument("--data", help="JSON data spec or RQG .zz file, or 'none' for the server's own tables "
                                   "(default: RQG's tables A..DD)")
     r.add_argument("--threads", type=int, help="concurrent sessions (default 2)")
     r.add_argument("--duration", type=float, help="seconds (default 30; 0 = until --queries)")

@@ -310,7 +310,7 @@ TEST(Builtins, EveryBuiltinNameGenerates) {
   Table v;
   v.name = "v1";
   v.view = true;
-  v.columns = {Column{"a", "int", false, false, true, false, ""}};
+  v.columns = {Column{"a", "int", false, false, true, false, false, ""}};
   Generator gen(Grammar::FromString("query: _view _field ;\n"), Schema({"test"}, {v}));
   EXPECT_EQ(gen.Next(), "`v1` `a`");
 }

@@ -1,0 +1,51 @@
+"""Every RQG grammar of the corpus without Perl runs 10 s against its .zz data
+(or RQG's default tables) without Gauntlet failing; the share of syntax
+errors per grammar is printed as a table at the end."""
+
+import pathlib
+
+import gauntlet
+import pytest
+
+from conftest import shared_dir
+
+SHARED = shared_dir() / "rqg-grammars"
+PAIRS = {}
+if (SHARED / "SELECTION.txt").exists():
+    for line in (SHARED / "SELECTION.txt").read_text().splitlines():
+        _, grammar, data = line.split("\t")
+        PAIRS[grammar.replace("/", "__")] = None if data == "-" else data.replace("/", "__")
+NO_PERL = [g for g in sorted(PAIRS) if not gauntlet.Grammar.from_file(str(SHARED / g)).uses_perl]
+REPORT = []
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    s = gauntlet.ManagedServer(tmp_path_factory.mktemp("rqg") / "server", core_file=False)
+    s.start()
+    yield s
+    s.stop()
+    with open(tmp_path_factory.getbasetemp() / "rqg_runs.tsv", "w") as f:
+        f.write("\n".join(REPORT) + "\n")
+
+
+def test_corpus_has_18_grammars_without_perl(rqg_grammars):
+    assert len(NO_PERL) == 18
+
+
+@pytest.mark.parametrize("grammar", NO_PERL, ids=[g.replace("conf__", "") for g in NO_PERL])
+def test_runs_10_seconds(grammar, server, tmp_path, capsys):
+    if not server.alive:  # a server crash is a finding of the previous grammar; go on
+        server.start()
+    data = PAIRS[grammar]
+    result = gauntlet.run(str(SHARED / grammar), server=server, data=str(SHARED / data) if data else None,
+                          threads=2, duration=10, out=tmp_path)
+    s = result.summary()
+    assert s["stop_reason"] in ("duration", "crash", "hang")
+    assert s["statements"] > 0
+    share = 100.0 * s["outcomes"]["syntax"] / s["statements"]
+    REPORT.append(f"{grammar}\t{data or 'default'}\t{s['statements']}\t{share:.1f}% syntax\t"
+                  f"{100.0 * s['outcomes']['semantic'] / s['statements']:.1f}% semantic\t"
+                  f"{[f['signature'] for f in result.findings]}")
+    with capsys.disabled():
+        print(f"\n    {REPORT[-1]}", end="")

@@ -1,6 +1,7 @@
 #include "exec/connection.h"
 
 #include <mysql.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <mutex>
@@ -64,6 +65,11 @@ Connection::Connection(MYSQL* mysql, ConnectionParams params)
     : mysql_(mysql), params_(std::move(params)), id_(mysql_thread_id(mysql)) {}
 
 Connection::~Connection() { mysql_close(mysql_); }
+
+void Connection::Abort() {
+  const my_socket fd = mysql_get_socket(mysql_);
+  if (fd >= 0) shutdown(fd, SHUT_RDWR);
+}
 
 std::unique_ptr<Connection> Connection::Open(const ConnectionParams& params, Outcome* error) {
   std::call_once(library_init, [] { mysql_library_init(0, nullptr, nullptr); });

@@ -3,7 +3,7 @@
 // Execute() runs one statement and returns its Outcome; rows are counted and,
 // when asked, collected with their column types. A Connection belongs to one
 // thread at a time; Cancel() is the exception: another thread may call it to
-// KILL QUERY the running statement over a side connection.
+// KILL QUERY the running statement over a side connection, and Abort().
 #ifndef GAUNTLET_EXEC_CONNECTION_H_
 #define GAUNTLET_EXEC_CONNECTION_H_
 
@@ -53,6 +53,9 @@ class Connection {
 
   Outcome Execute(std::string_view sql, ResultSet* result = nullptr);
   uint64_t id() const { return id_; }  // the server's CONNECTION_ID()
+  // Shuts the socket down so that a statement blocked on a hung server
+  // returns with a lost connection. Safe to call from another thread.
+  void Abort();
   const ConnectionParams& params() const { return params_; }
 
  private:

@@ -141,8 +141,9 @@ Executor::Executor(std::shared_ptr<const Grammar> grammar, Schema schema, Connec
       probe_(probe),
       shared_(std::make_unique<Shared>()) {
   if (options_.threads < 1) throw InvalidInput({"--threads", 0, 0}, "needs at least one thread");
-  // A session stuck on a hung server must come back eventually.
-  connection_.read_timeout = static_cast<unsigned>(options_.hang_timeout * 2 + options_.statement_timeout + 30);
+  // No client read timeout (it costs a poll() per read); a session stuck on a
+  // hung server is freed by Abort() from the watchdog instead.
+  connection_.read_timeout = 0;
 }
 
 Executor::~Executor() {
@@ -162,7 +163,11 @@ bool Executor::Reconnect(Worker& w) {
   while (!shared_->stop) {
     if (probe_ != nullptr && !probe_->Alive()) return false;
     Outcome error;
-    w.connection = Connection::Open(connection_, &error);
+    std::unique_ptr<Connection> fresh = Connection::Open(connection_, &error);
+    {
+      std::lock_guard<std::mutex> lock(w.mu);  // the watchdog may Abort() it
+      w.connection = std::move(fresh);
+    }
     if (w.connection) {
       w.connection_id = w.connection->id();
       w.generator->set_connection_id(w.connection->id());
@@ -214,11 +219,21 @@ void Executor::WorkerLoop(Worker& w) {
   while (!shared_->stop) {
     if (options_.queries > 0 && w.queries >= options_.queries) break;
     const auto gen_start = std::chrono::steady_clock::now();
-    const std::string query = w.generator->Next();
+    const std::string& query = w.generator->Next();
     ++w.queries;
-    const std::vector<std::string> statements = SplitStatements(query);
+    std::vector<std::string> split;
+    if (query.find(';') != std::string::npos) split = SplitStatements(query);
+    const bool single = split.empty();
+    if (single) {
+      if (query.find_first_not_of(" \n\t") == std::string::npos) {  // nothing to send
+        shared_->last_progress = NowNs();  // an empty query is not a hang
+        continue;
+      }
+      split.emplace_back();  // placeholder; `query` is used directly
+    }
     w.generate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - gen_start).count();
-    for (const std::string& sql : statements) {
+    for (const std::string& piece : split) {
+      const std::string& sql = single ? query : piece;
       if (shared_->stop) break;
       {
         std::lock_guard<std::mutex> lock(w.mu);
@@ -348,7 +363,11 @@ void Executor::Watch(double now_s) {
     }
     shared_->AddFinding(std::move(f));
     Stop("hang");
-    if (probe_ != nullptr) probe_->Kill();  // sessions blocked on the server return
+    if (probe_ != nullptr) probe_->Kill();  // a managed server: kill it
+    for (auto& w : workers_) {              // an external one: let go of it
+      std::lock_guard<std::mutex> lock(w->mu);
+      if (w->connection) w->connection->Abort();
+    }
   }
 }
 

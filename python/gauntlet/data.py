@@ -153,6 +153,16 @@ def schema_from_zz(spec: dict, file: str = "<zz>") -> Schema:
         columns.append(col)
 
     keys = list(_list(fields_spec, ["index_sqls"], []))
+    # Mark the columns the raw index definitions cover, for `_field_pk` and
+    # `_field_indexed` in grammars run without a server (gensql).
+    by_name = {c.name: c for c in columns}
+    for key in keys:
+        m = re.search(r"\(([^)]*)\)", key)
+        for name in (re.sub(r"[`\s]|\(\d+\)", "", n) for n in (m.group(1).split(",") if m else [])):
+            if name in by_name:
+                by_name[name].indexed = True
+                if key.strip().upper().startswith("PRIMARY"):
+                    by_name[name].primary = True
     keys += [f"KEY (`{c.name}`)" for c in columns if c.indexed and c.raw and not c.primary
              and not c.type.lower().endswith(("text", "blob")) and "text" not in c.type.lower()]
 

@@ -1,0 +1,92 @@
+"""Point selects against sysbench, on the same managed server, in one run.
+
+Gauntlet runs grammars/oltp (oltp_common.yy + oltp_point_select.yy: the same
+`SELECT c FROM sbtest1 WHERE id = N` as sysbench) and sysbench runs
+`oltp_point_select --db-ps-mode=disable` (text protocol, as Gauntlet sends),
+both with 2 threads over the Unix socket against the table sysbench
+prepared. Reported: queries/second of each and their ratio (goal >= 1.0), and
+client CPU per statement (user+system time of the client process / queries).
+Also: the time from "start server" to "ready with data" for a template copy.
+
+    make bench   # or: PYTHONPATH=python /usr/bin/python3 benchmarks/bench_point_select.py [seconds]
+"""
+
+import os
+import pathlib
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+import gauntlet  # noqa: E402
+
+SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 20
+TABLE_SIZE = 10000
+
+
+def cpu_self() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def sysbench(server, *args) -> tuple:
+    cmd = ["sysbench", "oltp_point_select", f"--mysql-socket={server.socket}", "--mysql-user=root",
+           "--mysql-db=sbtest", "--tables=1", f"--table-size={TABLE_SIZE}", *args]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out, cpu
+
+
+def main() -> int:
+    work = pathlib.Path(tempfile.mkdtemp(prefix="gauntlet-bench-"))
+    # Template copy -> ready with RQG's default data (the template exists after
+    # the first start on this machine, so start once to make sure).
+    gauntlet.ManagedServer(work / "warm").start().stop()
+    t0 = time.monotonic()
+    probe = gauntlet.run(ROOT / "grammars" / "optimizer.yy", queries=1, duration=0, threads=1, out=work / "probe")
+    info = probe.summary()
+    print(f"server start from template copy: {info['server_ready_seconds']:.2f} s; "
+          f"ready with data (1,242 rows): {info['ready_with_data_seconds']:.2f} s; "
+          f"load rate {info['load']['rows_per_second']:,.0f} rows/s; whole probe run {time.monotonic() - t0:.2f} s")
+
+    server = gauntlet.ManagedServer(work / "server", core_file=False)
+    server.start()
+    try:
+        server.connect().query("CREATE DATABASE sbtest")
+        sysbench(server, "prepare")
+
+        cpu0 = cpu_self()
+        result = gauntlet.run(str(ROOT / "grammars" / "oltp" / "oltp_common.yy"),
+                              redefine=[str(ROOT / "grammars" / "oltp" / "oltp_point_select.yy")],
+                              server=server, data="none", threads=2, duration=SECONDS, out=work / "gauntlet")
+        g_cpu = cpu_self() - cpu0
+        s = result.summary()
+        g_qps = s["statements_per_second"]
+        assert s["outcomes"]["ok"] == s["statements"], s["outcomes"]
+
+        out, sb_cpu = sysbench(server, "--db-ps-mode=disable", "--threads=2", f"--time={int(SECONDS)}",
+                               "--report-interval=0", "run")
+        m = re.search(r"queries:\s+(\d+)\s+\(([\d.]+) per sec", out)
+        sb_queries, sb_qps = int(m.group(1)), float(m.group(2))
+    finally:
+        server.stop()
+
+    print(f"| client | queries/s | client CPU µs/query | p95 ms |")
+    print(f"| --- | ---: | ---: | ---: |")
+    sb_p95 = re.search(r"95th percentile:\s+([\d.]+)", out).group(1)
+    print(f"| Gauntlet (grammars/oltp point select) | {g_qps:,.0f} | {1e6 * g_cpu / s['statements']:.1f} | "
+          f"{s['latency_ms']['p95']:.3f} |")
+    print(f"| sysbench oltp_point_select --db-ps-mode=disable | {sb_qps:,.0f} | {1e6 * sb_cpu / sb_queries:.1f} | "
+          f"{sb_p95} |")
+    print(f"ratio Gauntlet/sysbench: {g_qps / sb_qps:.2f} (goal >= 1.0); 2 threads, {SECONDS:.0f} s each")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -145,6 +145,7 @@ std::string EnsureTemplate(const std::string& binary, const std::vector<std::str
 }
 
 void CopyDatadir(const std::string& from, const std::string& target) {
+  fs::create_directories(fs::path(target).parent_path());
   fs::copy(from, target, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
 }
 

@@ -141,6 +141,9 @@ void RegisterRun(py::module_& m) {
       .def_property_readonly("options", &ManagedServer::options);
 
   m.def("is_mariadb", &IsMariaDB);
+  m.def("template_cache_dir", &TemplateCacheDir, py::arg("configured") = "");
+  m.def("copy_datadir", &CopyDatadir, py::arg("source"), py::arg("target"),
+        py::call_guard<py::gil_scoped_release>());
   m.def("perl_data_to_json", &PerlDataToJson, py::arg("code"), py::arg("file"));
   m.def("error_kind", [](unsigned code) {
     return std::string(OutcomeKindName(ErrorTable::Default().Classify(code)));

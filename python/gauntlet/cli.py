@@ -24,6 +24,7 @@ RUN_DEFAULTS = {
     "grammar": None, "redefine": [], "data": None, "threads": 2, "duration": 30.0, "queries": 0,
     "seed": 1, "server": "default", "mysqld": [], "out": "gauntlet-run", "statement_timeout": 0.0,
     "hang_timeout": 60.0, "statement_log": False, "max_depth": 64, "keep_server": False,
+    "data_template": False,
 }
 
 
@@ -173,6 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--statement-log", action="store_true", default=None, help="log every statement")
     r.add_argument("--max-depth", type=int, help="grammar nesting limit (default 64)")
     r.add_argument("--keep-server", action="store_true", default=None, help="leave the server running")
+    r.add_argument("--data-template", action="store_true", default=None,
+                   help="cache the loaded datadir and start later runs from a copy of it")
     r.set_defaults(func=_run)
 
     srv = sub.add_parser("server", help="start or stop a managed server for use by other tools")

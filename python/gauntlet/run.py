@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pathlib
+import shutil
 import sys
 import time
 from typing import Callable, Optional, Sequence, Union
@@ -121,18 +123,37 @@ def _progress_printer(stream) -> Callable:
     return tick
 
 
+def _data_template(server: ManagedServer, spec: Schema, seed: int, mysqld) -> pathlib.Path:
+    """Where a datadir with this data, loaded by this binary, is cached."""
+    binary = os.path.realpath(server.binary)
+    st = os.stat(binary)
+    key = json.dumps([binary, st.st_size, st.st_mtime_ns, sorted(map(str, mysqld or [])), spec.to_json(), seed])
+    return pathlib.Path(_core.template_cache_dir()) / "data" / hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def _load(conn, spec: Schema, seed: int, info: dict) -> None:
+    t0 = time.monotonic()
+    info["load"] = _core.load_schema(conn, spec._s, seed)
+    info["load"]["rows_per_second"] = info["load"]["rows"] / max(info["load"]["seconds"], 1e-9)
+    info["ready_with_data_seconds"] = info.get("server_ready_seconds", 0) + (time.monotonic() - t0)
+
+
 def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Optional[str] = None,
         threads: int = 2, duration: float = 30, queries: int = 0, seed: int = 1,
         server: Union[str, ManagedServer] = "default", mysqld=None, out: Union[str, os.PathLike] = "gauntlet-run",
         statement_timeout: float = 0, hang_timeout: float = 60, statement_log: bool = False,
-        max_depth: int = 64, progress: Union[bool, Callable] = False, keep_server: bool = False) -> RunResult:
+        max_depth: int = 64, progress: Union[bool, Callable] = False, keep_server: bool = False,
+        data_template: bool = False) -> RunResult:
     """Runs ``grammar`` with ``threads`` sessions against a server and returns the result.
 
     ``server``: "default" (Debian's MariaDB, started by Gauntlet in OUT/server),
     a path to a mariadbd/mysqld binary, a DSN (mysql://...) of a server that is
     already running, or a ManagedServer. ``data``: None for RQG's default
     tables A..DD, a JSON data spec, an RQG ``.zz`` file, or "none" to use what
-    the server already has. Ctrl-C stops the run and still writes the results.
+    the server already has. ``data_template``: keep the loaded datadir in the
+    template cache and start later runs with the same binary, options, data
+    and seed from a copy of it (a second template level, for campaigns that
+    restart often). Ctrl-C stops the run and still writes the results.
     """
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -148,6 +169,16 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Opt
         else:
             binary = DEFAULT_BINARY if server == "default" else server
             managed = ManagedServer(out / "server", binary=binary, mysqld=mysqld)
+        spec = None if data == "none" else Schema.rqg_default() if data is None else load_data_spec(data)
+        template = None
+        if managed is not None and spec is not None and data_template and not managed.alive:
+            template = _data_template(managed, spec, seed, mysqld)
+            if (template / "READY").exists() and not os.path.exists(managed.datadir):
+                _core.copy_datadir(str(template / "data"), managed.datadir)
+                info["load"] = {"from_template": str(template)}
+                spec_loaded = True
+            else:
+                spec_loaded = False
         if managed is not None:
             if not managed.alive:
                 managed.start()
@@ -157,15 +188,23 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Opt
         info["server"] = str(params)
 
         conn = _core.Connection.open(params)
-        if data != "none":
-            spec = Schema.rqg_default() if data is None else load_data_spec(data)
-            t0 = time.monotonic()
-            info["load"] = _core.load_schema(conn, spec._s, seed)
-            info["load"]["rows_per_second"] = info["load"]["rows"] / max(info["load"]["seconds"], 1e-9)
-            databases = list(spec.databases)
-            info["ready_with_data_seconds"] = info.get("server_ready_seconds", 0) + (time.monotonic() - t0)
-        else:
-            databases = []
+        if spec is not None and not (template is not None and spec_loaded):
+            _load(conn, spec, seed, info)
+            if template is not None:  # keep this datadir for the next runs
+                del conn
+                managed.stop()
+                tmp = template.with_name(template.name + f".tmp{os.getpid()}")
+                shutil.rmtree(tmp, ignore_errors=True)
+                tmp.mkdir(parents=True)
+                _core.copy_datadir(managed.datadir, str(tmp / "data"))
+                shutil.rmtree(template, ignore_errors=True)
+                tmp.rename(template)
+                (template / "READY").write_text(spec.to_json())
+                managed.start()
+                conn = _core.Connection.open(params)
+        elif template is not None:
+            info["ready_with_data_seconds"] = managed.ready_seconds
+        databases = list(spec.databases) if spec is not None else []
         schema = _core.introspect_schema(conn, databases)
         del conn
         if not params.database:
@@ -182,8 +221,11 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Opt
             sys.stderr.write("\n")
         summary.update(info)
     finally:
-        if managed is not None and started_here and not keep_server:
-            managed.stop()
+        if managed is not None and started_here:
+            if keep_server:
+                managed.detach()  # `gauntlet server stop --dir OUT/server` stops it
+            else:
+                managed.stop()
     result = RunResult(out, summary, timeline)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return result

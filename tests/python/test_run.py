@@ -181,3 +181,50 @@ def test_cli_server_start_and_stop(tmp_path):
                        env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert not mariadbd_running_in(tmp_path / "s")
+
+
+def test_data_template_starts_later_runs_with_the_data(tmp_path, monkeypatch):
+    monkeypatch.setenv("GAUNTLET_CACHE", str(tmp_path / "cache"))
+    g = Grammar.from_string("query: SELECT COUNT(*) FROM E ;")
+    first = gauntlet.run(g, queries=5, duration=0, threads=1, out=tmp_path / "a", data_template=True)
+    assert first.summary()["load"]["rows"] == 1242
+    second = gauntlet.run(g, queries=5, duration=0, threads=1, out=tmp_path / "b", data_template=True,
+                          keep_server=True)
+    assert "from_template" in second.summary()["load"]
+    server = ManagedServer.attach(tmp_path / "b" / "server")
+    try:
+        assert server.connect().query("SELECT COUNT(*) FROM test.E") == [("1000",)]
+    finally:
+        server.stop()
+
+
+def test_run_against_an_external_server_by_dsn(tmp_path):
+    with ManagedServer(tmp_path / "s", tcp=True) as s:
+        dsn = f"mysql://root@127.0.0.1:{s.port}/test"
+        result = gauntlet.run(Grammar.from_string("query: SELECT _int | SELECT _field FROM _table ;"),
+                              server=dsn, queries=50, duration=0, out=tmp_path / "run")
+        summary = result.summary()
+        assert summary["statements"] == 100 and summary["outcomes"]["ok"] == 100
+        assert summary["server"] == dsn
+        assert s.alive  # not ours to stop
+
+
+def test_wrapper_command_runs_in_front_of_the_server(tmp_path):
+    with ManagedServer(tmp_path / "s", wrapper=["taskset", "-c", "0"]) as s:
+        import pathlib
+        proc = pathlib.Path(f"/proc/{s.pid}")
+        assert "Cpus_allowed_list:\t0\n" in (proc / "status").read_text()
+        assert "mariadbd" in (proc / "cmdline").read_text()
+
+
+def test_crash_with_core_file_has_a_gdb_backtrace(tmp_path):
+    s = ManagedServer(tmp_path / "s", core_file=True)
+    s.start()
+    s.kill(signal.SIGSEGV)
+    deadline = time.monotonic() + 120
+    while s.alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+    report = s.crash()
+    assert report["signal"] == 11
+    assert "handle_connections_sockets" in report["signature"] or report["frames"]
+    assert "#0" in report["gdb_backtrace"], report["gdb_backtrace"][:2000]

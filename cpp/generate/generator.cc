@@ -170,7 +170,10 @@ void Generator::ExpandRule(int rule_id, int depth) {
     alt = rng_.Below(n);
   }
   ++alternative_hits_[rule.first_alternative + alt];
+  const int outer_depth = depth_;
+  depth_ = depth;  // for expansions requested by Perl blocks and callbacks
   for (const Token& t : rule.alternatives[alt].tokens) ExpandToken(t, depth);
+  depth_ = outer_depth;
   if (out_.size() > options_.max_length)
     throw GenerationError("statement longer than " + std::to_string(options_.max_length) +
                           " bytes while expanding rule '" + rule.name + "'");

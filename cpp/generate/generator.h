@@ -130,7 +130,7 @@ class Generator {
   bool pending_space_ = false;
   uint64_t count_ = 0;
   uint64_t serial_ = 0;  // one per Generate(), replays included
-  int depth_ = 0;
+  int depth_ = 0;  // depth of the rule being expanded
 
   // Invariants hold their value for one statement: a slot is valid when its
   // generation equals the statement's.

@@ -227,9 +227,21 @@ XS(XS_is_value) {
 
 XS(XS_expand) {
   dXSARGS;
-  const std::string word = items > 0 ? ToString(aTHX_ ST(0)) : "";
-  const std::string text = Host::Expand(word);
-  ST(0) = sv_2mortal(newSVpvn(text.data(), text.size()));
+  // C++ exceptions must not unwind through Perl's C frames: catch them here
+  // and die in Perl instead, once no C++ object is left to destroy.
+  SV* result = nullptr;
+  SV* error = nullptr;
+  {
+    const std::string word = items > 0 ? ToString(aTHX_ ST(0)) : "";
+    try {
+      const std::string text = Host::Expand(word);
+      result = newSVpvn(text.data(), text.size());
+    } catch (const std::exception& e) {
+      error = newSVpv(e.what(), 0);
+    }
+  }
+  if (error != nullptr) croak_sv(sv_2mortal(error));
+  ST(0) = sv_2mortal(result);
   XSRETURN(1);
 }
 

@@ -329,3 +329,14 @@ TEST(Generator, EndlessRecursionIsAnErrorNotACrash) {
 
 }  // namespace
 }  // namespace gauntlet
+
+namespace gauntlet {
+namespace {
+
+TEST(Generator, RecursionThroughPerlExpandIsBoundedToo) {
+  auto g = Make("query: loop ;\nloop: { join '', expand(undef, undef, 'loop') } ;\n");
+  EXPECT_THROW(g->Next(), GenerationError);
+}
+
+}  // namespace
+}  // namespace gauntlet

@@ -138,7 +138,7 @@ def _load(conn, spec: Schema, seed: int, info: dict) -> None:
     info["ready_with_data_seconds"] = info.get("server_ready_seconds", 0) + (time.monotonic() - t0)
 
 
-def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Optional[str] = None,
+def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Union[None, str, Schema] = None,
         threads: int = 2, duration: float = 30, queries: int = 0, seed: int = 1,
         server: Union[str, ManagedServer] = "default", mysqld=None, out: Union[str, os.PathLike] = "gauntlet-run",
         statement_timeout: float = 0, hang_timeout: float = 60, statement_log: bool = False,
@@ -149,8 +149,8 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Opt
     ``server``: "default" (Debian's MariaDB, started by Gauntlet in OUT/server),
     a path to a mariadbd/mysqld binary, a DSN (mysql://...) of a server that is
     already running, or a ManagedServer. ``data``: None for RQG's default
-    tables A..DD, a JSON data spec, an RQG ``.zz`` file, or "none" to use what
-    the server already has. ``data_template``: keep the loaded datadir in the
+    tables A..DD, a Schema (with row counts and value expressions), a JSON data
+    spec, an RQG ``.zz`` file, or "none" to use what the server already has. ``data_template``: keep the loaded datadir in the
     template cache and start later runs with the same binary, options, data
     and seed from a copy of it (a second template level, for campaigns that
     restart often). Ctrl-C stops the run and still writes the results.
@@ -169,7 +169,10 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Opt
         else:
             binary = DEFAULT_BINARY if server == "default" else server
             managed = ManagedServer(out / "server", binary=binary, mysqld=mysqld)
-        spec = None if data == "none" else Schema.rqg_default() if data is None else load_data_spec(data)
+        if isinstance(data, Schema):
+            spec = data
+        else:
+            spec = None if data == "none" else Schema.rqg_default() if data is None else load_data_spec(data)
         template = None
         if managed is not None and spec is not None and data_template and not managed.alive:
             template = _data_template(managed, spec, seed, mysqld)

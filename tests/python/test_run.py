@@ -228,3 +228,34 @@ def test_crash_with_core_file_has_a_gdb_backtrace(tmp_path):
     assert report["signal"] == 11
     assert "handle_connections_sockets" in report["signature"] or report["frames"]
     assert "#0" in report["gdb_backtrace"], report["gdb_backtrace"][:2000]
+
+
+def test_data_spec_built_in_python(tmp_path):
+    from gauntlet import Column, Schema, Table
+    spec = Schema([Table("t1", [Column("id", "int", primary=True, auto_increment=True),
+                                Column("score", "int", values="_zipf(1, 50)"),
+                                Column("name", "varchar(20)", indexed=True, values="_english | NULL")],
+                         rows=500, engine="InnoDB")], databases=["qa"])
+    g = Grammar.from_string("query: SELECT _field FROM _table WHERE _field_pk = _digit ;")
+    result = gauntlet.run(g, data=spec, queries=20, duration=0, threads=1, out=tmp_path, keep_server=True)
+    assert result.summary()["load"]["rows"] == 500
+    assert result.summary()["outcomes"]["ok"] == 20
+    server = ManagedServer.attach(tmp_path / "server")
+    try:
+        rows = server.connect().query("SELECT COUNT(*), MIN(score), MAX(score), COUNT(DISTINCT name) FROM qa.t1")
+        count, low, high, names = map(int, rows[0])
+        assert count == 500 and 1 <= low and high <= 50 and names > 50
+    finally:
+        server.stop()
+
+
+def test_cli_run_bad_input_exits_2(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--grammar", str(tmp_path / "missing.yy"),
+                        "--out", str(tmp_path / "o")], env=env, capture_output=True, text=True)
+    assert r.returncode == 2 and "missing.yy" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--grammar", str(REPO / "grammars" / "optimizer.yy"),
+                        "--data", str(tmp_path / "nope.json"), "--out", str(tmp_path / "o")],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 2 and "nope.json" in r.stderr
+    assert not mariadbd_running_in(tmp_path / "o")

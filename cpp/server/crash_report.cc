@@ -86,6 +86,16 @@ CrashReport ParseCrashReport(const std::string& log) {
   return r;
 }
 
+std::vector<std::string> ErrorLines(const std::string& log) {
+  std::vector<std::string> out;
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find("[ERROR]") != std::string::npos || line.find("ERROR:") != std::string::npos)
+      out.push_back(line);
+  return out;
+}
+
 std::string GdbBacktrace(const std::string& binary, const std::string& core, int timeout_seconds) {
   struct stat st;
   if (stat(core.c_str(), &st) != 0 || stat("/usr/bin/gdb", &st) != 0) return "";

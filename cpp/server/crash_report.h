@@ -28,6 +28,9 @@ struct CrashReport {
 // Parses the part of an error log written by one server run.
 CrashReport ParseCrashReport(const std::string& log);
 
+// The lines of a server or bootstrap log that report errors ("[ERROR]").
+std::vector<std::string> ErrorLines(const std::string& log);
+
 // Runs `gdb -batch` on `core` for `binary`; "" when gdb or the core is missing.
 std::string GdbBacktrace(const std::string& binary, const std::string& core, int timeout_seconds);
 

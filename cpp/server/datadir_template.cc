@@ -12,17 +12,12 @@
 #include <sstream>
 
 #include "common/process.h"
+#include "server/crash_report.h"
 #include "server/managed_server.h"
 
 namespace gauntlet {
 namespace fs = std::filesystem;
 namespace {
-
-std::string OptionName(const std::string& option) {
-  std::string name = option.substr(0, option.find('='));
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
-}
 
 uint64_t Fnv1a(const std::string& s, uint64_t h = 1469598103934665603ULL) {
   for (unsigned char c : s) {
@@ -30,16 +25,6 @@ uint64_t Fnv1a(const std::string& s, uint64_t h = 1469598103934665603ULL) {
     h *= 1099511628211ULL;
   }
   return h;
-}
-
-std::vector<std::string> ErrorLines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.find("[ERROR]") != std::string::npos || line.find("ERROR:") != std::string::npos)
-      out.push_back(line);
-  return out;
 }
 
 std::string FindInstallDb(const std::string& binary) {
@@ -53,6 +38,12 @@ std::string FindInstallDb(const std::string& binary) {
 }
 
 }  // namespace
+
+std::string OptionName(const std::string& option) {
+  std::string name = option.substr(0, option.find('='));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
 
 std::vector<std::string> BootstrapOptions(const std::vector<std::string>& mysqld) {
   static const char* const kBootstrap[] = {

@@ -13,6 +13,9 @@
 
 namespace gauntlet {
 
+// The name of a server option ("innodb-page-size=8k" -> "innodb_page_size").
+std::string OptionName(const std::string& option);
+
 // Options (without "--", "name=value") that must be given at bootstrap and
 // therefore select the template; the others do not matter for it.
 std::vector<std::string> BootstrapOptions(const std::vector<std::string>& mysqld);

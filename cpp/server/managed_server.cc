@@ -35,15 +35,6 @@ std::string ReadFrom(const std::string& path, size_t offset) {
   return text;
 }
 
-std::vector<std::string> ErrorLines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.find("[ERROR]") != std::string::npos) out.push_back(line);
-  return out;
-}
-
 unsigned FreePort() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -60,11 +51,8 @@ unsigned FreePort() {
 }
 
 bool HasOption(const std::vector<std::string>& options, const std::string& name) {
-  for (const std::string& o : options) {
-    std::string n = o.substr(0, o.find('='));
-    for (char& c : n) if (c == '-') c = '_';
-    if (n == name) return true;
-  }
+  for (const std::string& o : options)
+    if (OptionName(o) == name) return true;
   return false;
 }
 

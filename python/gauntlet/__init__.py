@@ -15,12 +15,12 @@ except ImportError as e:  # pragma: no cover - only without a build
 from ._core import GauntletError, GenerationError, InvalidInput
 from .grammar import (Column, Coverage, Generator, Grammar, RuleContext, Schema, Table,
                       split_statements)
-from .run import RunResult, run
+from .run import Run, RunResult, run
 from .server import Connection, ManagedServer, ServerError, parse_dsn
 
 __all__ = [
     "Column", "Connection", "Coverage", "GauntletError", "GenerationError", "Generator", "Grammar",
-    "InvalidInput", "ManagedServer", "RuleContext", "RunResult", "Schema", "ServerError", "Table",
+    "InvalidInput", "ManagedServer", "RuleContext", "Run", "RunResult", "Schema", "ServerError", "Table",
     "parse_dsn", "run", "split_statements",
 ]
 __version__ = "0.1.0"

@@ -232,3 +232,64 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     result = RunResult(out, summary, timeline)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return result
+
+
+class Run:
+    """A run in the background, for notebooks: ``Run(grammar, ...).start()``.
+
+    Takes the same arguments as :func:`run`. ``timeline()`` grows while it
+    runs; ``stop()`` ends it early (results are still written); ``wait()``
+    returns the RunResult.
+    """
+
+    def __init__(self, grammar, **kwargs):
+        self._grammar = grammar
+        self._kwargs = kwargs
+        self._seconds: list = []
+        self._stop = False
+        self._result: Optional[RunResult] = None
+        self._error: Optional[BaseException] = None
+        self._thread = None
+
+    def start(self) -> "Run":
+        import threading
+        user_tick = self._kwargs.pop("progress", None)
+
+        def tick(second):
+            if second is not None:
+                self._seconds.append(second)
+            stop = callable(user_tick) and user_tick(second)
+            return self._stop or bool(stop)
+
+        def body():
+            try:
+                self._result = run(self._grammar, progress=tick, **self._kwargs)
+            except BaseException as e:  # handed to wait()
+                self._error = e
+
+        self._thread = threading.Thread(target=body, name="gauntlet-run", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> RunResult:
+        self._stop = True
+        return self.wait()
+
+    def wait(self, timeout: Optional[float] = None) -> Optional[RunResult]:
+        self._thread.join(timeout)
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def timeline(self) -> list:
+        return list(self._seconds)
+
+    def __repr__(self) -> str:
+        if self._result is not None:
+            return f"Run(done: {self._result!r})"
+        n = sum(s["statements"] for s in self._seconds)
+        return f"Run({'running' if self.running else 'not started'}, {len(self._seconds)} s, {n:,} statements)"

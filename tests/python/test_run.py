@@ -259,3 +259,15 @@ def test_cli_run_bad_input_exits_2(tmp_path):
                        env=env, capture_output=True, text=True)
     assert r.returncode == 2 and "nope.json" in r.stderr
     assert not mariadbd_running_in(tmp_path / "o")
+
+
+def test_background_run_can_be_watched_and_stopped(tmp_path):
+    r = gauntlet.Run(REPO / "grammars" / "optimizer.yy", duration=120, out=tmp_path).start()
+    deadline = time.monotonic() + 60
+    while len(r.timeline()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert r.running and "running" in repr(r)
+    result = r.stop()
+    assert result.summary()["stop_reason"] == "interrupted"
+    assert result.summary()["seconds"] < 60
+    assert not r.running and repr(r).startswith("Run(done")

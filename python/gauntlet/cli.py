@@ -96,13 +96,8 @@ def _run(args: argparse.Namespace) -> int:
     if settings["duration"] <= 0 and settings["queries"] == 0:
         raise InvalidInput("give --duration or --queries: the run needs an end")
     keep = settings.pop("keep_server")
-    try:
-        result = run(settings.pop("grammar"), redefine=settings.pop("redefine"), progress=True,
-                     keep_server=keep, **settings)
-    except ServerError as e:
-        # A server that will not start is a finding, not a Gauntlet failure.
-        print(f"gauntlet: FINDING: the server did not start: {e}", file=sys.stderr)
-        return 1
+    result = run(settings.pop("grammar"), redefine=settings.pop("redefine"), progress=True,
+                 keep_server=keep, **settings)
     print(result.table())
     if result.summary().get("stop_reason") == "interrupted":
         return 130

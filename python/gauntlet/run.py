@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import shutil
 import sys
 import time
@@ -138,6 +139,22 @@ def _load(conn, spec: Schema, seed: int, info: dict) -> None:
     info["ready_with_data_seconds"] = info.get("server_ready_seconds", 0) + (time.monotonic() - t0)
 
 
+def _refused_to_start(out: pathlib.Path, info: dict, error: Exception) -> RunResult:
+    """A server that will not start is a finding of the run, recorded like any other."""
+    lines = list(getattr(error, "log_errors", []))
+    first = lines[0] if lines else str(error).splitlines()[0]
+    signature = "start: " + re.sub(r"^[\d\- :]+(\d+ )?", "", first)  # without the timestamp
+    summary = {"seconds": 0, "threads": info["threads"], "seed": info["seed"], "queries": 0, "statements": 0,
+               "transactions": 0, "statements_per_second": 0, "transactions_per_second": 0,
+               "outcomes": {k: 0 for k in KINDS}, "errors": [],
+               "latency_ms": {"p50": 0, "p95": 0, "p99": 0, "max": 0, "mean": 0},
+               "findings": [{"kind": "start", "at": 0, "signature": signature, "detail": str(error),
+                             "thread": 0, "statement": ""}],
+               "stop_reason": "start", **info}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return RunResult(out, summary, [])
+
+
 def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Union[None, str, Schema] = None,
         threads: int = 2, duration: float = 30, queries: int = 0, seed: int = 1,
         server: Union[str, ManagedServer] = "default", mysqld=None, out: Union[str, os.PathLike] = "gauntlet-run",
@@ -184,7 +201,10 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
                 spec_loaded = False
         if managed is not None:
             if not managed.alive:
-                managed.start()
+                try:
+                    managed.start()
+                except _core.ServerError as e:
+                    return _refused_to_start(out, info, e)
                 started_here = True
             params = managed.connection
             info["server_ready_seconds"] = managed.ready_seconds

@@ -271,3 +271,15 @@ def test_background_run_can_be_watched_and_stopped(tmp_path):
     assert result.summary()["stop_reason"] == "interrupted"
     assert result.summary()["seconds"] < 60
     assert not r.running and repr(r).startswith("Run(done")
+
+
+def test_server_refusing_to_start_is_a_recorded_finding(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--grammar", str(REPO / "grammars" / "optimizer.yy"),
+                        "--mysqld", "innodb_buffer_pool_size=oops", "--out", str(tmp_path)],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    assert "FINDING start" in r.stdout
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    [finding] = summary["findings"]
+    assert finding["kind"] == "start" and "oops" in finding["detail"]

@@ -49,3 +49,15 @@ def test_runs_10_seconds(grammar, server, tmp_path, capsys):
                   f"{[f['signature'] for f in result.findings]}")
     with capsys.disabled():
         print(f"\n    {REPORT[-1]}", end="")
+
+
+def test_perl_grammar_runs_with_concurrent_sessions(server, tmp_path):
+    # One Perl interpreter per session, created on the main thread and used on
+    # the worker's: the statements must flow and stay mostly valid.
+    if not server.alive:
+        server.start()
+    result = gauntlet.run(str(SHARED / "conf__optimizer__optimizer_no_subquery.yy"), server=server,
+                          threads=3, duration=4, out=tmp_path)
+    s = result.summary()
+    assert s["statements"] > 500 and s["outcomes"]["ok"] > s["statements"] / 2
+    assert result.findings == []

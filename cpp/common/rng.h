@@ -43,8 +43,6 @@ class Rng {
   uint64_t RangeU(uint64_t lo, uint64_t hi);
   // Uniform in [0, 1) with 53 bits of precision.
   double Uniform01();
-  // True with probability 1/n.
-  bool OneIn(uint64_t n) { return Below(n) == 0; }
 
   // The draws made since the last ClearChoices().
   const ChoiceSeq& choices() const { return choices_; }

@@ -218,7 +218,6 @@ void Grammar::Classify() {
     for (const RawAlternative& raw : d.alternatives) {
       Alternative alt;
       alt.weight = raw.weight;
-      alt.line = locate(d.file, raw.offset).line;
       if (raw.weighted && raw.weight != 1.0) rule.weighted = true;
       if (raw.weight < 0)
         throw InvalidInput(locate(d.file, raw.offset), "a weight must not be negative");
@@ -314,7 +313,7 @@ void Grammar::ComputeHeights() {
     for (Rule& r : rules_) {
       if (r.callback >= 0) continue;
       for (size_t ai = 0; ai < r.alternatives.size(); ++ai) {
-        Alternative& a = r.alternatives[ai];
+        const Alternative& a = r.alternatives[ai];
         int h = 1;
         for (const Token& t : a.tokens) {
           if (t.kind != Token::Kind::kRule) continue;
@@ -322,7 +321,6 @@ void Grammar::ComputeHeights() {
           h = sub == INT_MAX ? INT_MAX : std::max(h, sub + 1);
           if (h == INT_MAX) break;
         }
-        a.height = h;
         if (h < r.height && (!r.weighted || a.weight > 0)) {
           r.height = h;
           r.shortest = static_cast<int>(ai);

@@ -42,8 +42,6 @@ struct Token {
 struct Alternative {
   std::vector<Token> tokens;
   double weight = 1.0;
-  int line = 0;
-  int height = 0;  // shortest derivation depth, for the depth limit
 };
 
 struct Rule {

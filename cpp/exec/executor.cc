@@ -29,11 +29,12 @@ json KindsJson(const KindCounts& k) {
   return j;
 }
 
-bool IsCommit(const std::string& s) {
-  return s.size() >= 6 && strncasecmp(s.c_str(), "COMMIT", 6) == 0;
+bool IsCommit(std::string_view s) {
+  return s.size() >= 6 && strncasecmp(s.data(), "COMMIT", 6) == 0;
 }
 
-std::string OneLine(std::string s) {
+std::string OneLine(std::string_view text) {
+  std::string s(text);
   for (char& c : s)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   return s;
@@ -192,7 +193,7 @@ bool Executor::Reconnect(Worker& w) {
   return false;
 }
 
-void Executor::ReportCrash(Worker& w, const std::string& statement) {
+void Executor::ReportCrash(Worker& w, std::string_view statement) {
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
     if (shared_->crash_reported) return;
@@ -221,19 +222,10 @@ void Executor::WorkerLoop(Worker& w) {
     const auto gen_start = std::chrono::steady_clock::now();
     const std::string& query = w.generator->Next();
     ++w.queries;
-    std::vector<std::string> split;
-    if (query.find(';') != std::string::npos) split = SplitStatements(query);
-    const bool single = split.empty();
-    if (single) {
-      if (query.find_first_not_of(" \n\t") == std::string::npos) {  // nothing to send
-        shared_->last_progress = NowNs();  // an empty query is not a hang
-        continue;
-      }
-      split.emplace_back();  // placeholder; `query` is used directly
-    }
+    const std::vector<std::string_view> statements = SplitStatements(query);
     w.generate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - gen_start).count();
-    for (const std::string& piece : split) {
-      const std::string& sql = single ? query : piece;
+    if (statements.empty()) shared_->last_progress = NowNs();  // an empty query is not a hang
+    for (const std::string_view sql : statements) {
       if (shared_->stop) break;
       {
         std::lock_guard<std::mutex> lock(w.mu);
@@ -269,7 +261,7 @@ void Executor::WorkerLoop(Worker& w) {
           f.kind = "corruption";
           f.at = shared_->Since(now);
           f.thread = w.id;
-          f.statement = sql;
+          f.statement = std::string(sql);
           f.signature = "error " + std::to_string(o.error_code) + " " + ErrorTable::Default().Name(o.error_code);
           f.detail = o.message;
           shared_->AddFinding(std::move(f));

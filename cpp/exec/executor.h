@@ -111,7 +111,7 @@ class Executor {
   struct Shared;
   void WorkerLoop(Worker& w);
   bool Reconnect(Worker& w);
-  void ReportCrash(Worker& w, const std::string& statement);
+  void ReportCrash(Worker& w, std::string_view statement);
   SecondStats CloseSecond(double t);
   void Watch(double now);
 

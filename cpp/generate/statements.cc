@@ -3,9 +3,9 @@
 namespace gauntlet {
 namespace {
 
-bool Has(const std::string& s, const char* word) { return s.find(word) != std::string::npos; }
+bool Has(std::string_view s, const char* word) { return s.find(word) != std::string_view::npos; }
 
-bool IsCompound(const std::string& q) {
+bool IsCompound(std::string_view q) {
   if (!Has(q, "END")) return false;
   return (Has(q, "CREATE") && Has(q, "BEGIN")) || (Has(q, "BEGIN") && Has(q, "ATOMIC")) ||
          (Has(q, "IF") && Has(q, "THEN")) || (Has(q, "CASE") && Has(q, "WHEN") && Has(q, "THEN")) ||
@@ -13,17 +13,17 @@ bool IsCompound(const std::string& q) {
          (Has(q, "WHILE") && Has(q, "DO"));
 }
 
-void Push(std::vector<std::string>& out, const std::string& q, size_t begin, size_t end) {
+void Push(std::vector<std::string_view>& out, std::string_view q, size_t begin, size_t end) {
   while (begin < end && (q[begin] == ' ' || q[begin] == '\n' || q[begin] == '\t')) ++begin;
   while (end > begin && (q[end - 1] == ' ' || q[end - 1] == '\n' || q[end - 1] == '\t')) --end;
-  if (end > begin) out.emplace_back(q, begin, end - begin);
+  if (end > begin) out.push_back(q.substr(begin, end - begin));
 }
 
 }  // namespace
 
-std::vector<std::string> SplitStatements(const std::string& query) {
-  std::vector<std::string> out;
-  if (query.find(';') == std::string::npos || IsCompound(query)) {
+std::vector<std::string_view> SplitStatements(std::string_view query) {
+  std::vector<std::string_view> out;
+  if (query.find(';') == std::string_view::npos || IsCompound(query)) {
     Push(out, query, 0, query.size());
     return out;
   }

@@ -3,15 +3,16 @@
 // RQG's rule: a query holding a compound statement (CREATE ... BEGIN/END,
 // BEGIN NOT ATOMIC ... END, IF/CASE/LOOP/REPEAT/WHILE ... END) is sent whole;
 // otherwise it is split at every `;` outside quotes. Empty pieces are dropped.
+// The pieces are views into `query`, which must outlive them.
 #ifndef GAUNTLET_GENERATE_STATEMENTS_H_
 #define GAUNTLET_GENERATE_STATEMENTS_H_
 
-#include <string>
+#include <string_view>
 #include <vector>
 
 namespace gauntlet {
 
-std::vector<std::string> SplitStatements(const std::string& query);
+std::vector<std::string_view> SplitStatements(std::string_view query);
 
 }  // namespace gauntlet
 

@@ -249,7 +249,7 @@ TEST(Generator, PerlErrorsNameTheBlock) {
 
 TEST(Statements, SplitLikeRqg) {
   EXPECT_EQ(SplitStatements("START TRANSACTION ; SELECT ';' ; COMMIT"),
-            (std::vector<std::string>{"START TRANSACTION", "SELECT ';'", "COMMIT"}));
+            (std::vector<std::string_view>{"START TRANSACTION", "SELECT ';'", "COMMIT"}));
   EXPECT_EQ(SplitStatements("CREATE PROCEDURE p() BEGIN SELECT 1; END").size(), 1u);
 }
 

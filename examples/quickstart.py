@@ -18,7 +18,7 @@ for statement in grammar.generate(3, seed=42):
     print("  ", statement[:120])
 
 # 2. A short run: Gauntlet starts MariaDB, loads RQG's tables and runs 2 sessions.
-result = gauntlet.run(grammar, threads=2, duration=5, out=out)
+result = gauntlet.run(grammar, threads=2, duration=5, out=out, overwrite=True)
 print(result)
 print(result.table())
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,8 +20,12 @@ namespace {
 
 // Runs in the forked child: only async-signal-safe calls until exec, since
 // other threads of the parent may have held locks at fork time.
-[[noreturn]] void ExecChild(char* const* args, const SpawnOptions& o, int out_fd) {
+[[noreturn]] void ExecChild(char* const* args, const SpawnOptions& o, int out_fd, pid_t parent) {
   setpgid(0, 0);
+  if (o.die_with_parent) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(125);  // the parent died before prctl took hold
+  }
   if (o.unlimited_core) {
     struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY};
     setrlimit(RLIMIT_CORE, &unlimited);
@@ -41,9 +46,10 @@ pid_t Fork(const std::vector<std::string>& argv, const SpawnOptions& o, int out_
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw Error(std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) ExecChild(args.data(), o, out_fd);
+  if (pid == 0) ExecChild(args.data(), o, out_fd, parent);
   return pid;
 }
 

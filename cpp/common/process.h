@@ -28,6 +28,10 @@ struct SpawnOptions {
   std::string cwd;          // "" keeps ours
   std::string output_file;  // stdout and stderr go here ("" = /dev/null)
   bool unlimited_core = false;
+  // SIGKILL the child when the thread that spawned it ends, so that a
+  // Gauntlet killed outright leaves no server behind (Linux's PDEATHSIG; the
+  // spawning thread must outlive the child's use).
+  bool die_with_parent = false;
 };
 
 // Starts `argv` in a new process group and returns its pid; throws Error

@@ -1,5 +1,6 @@
 #include "common/rng.h"
 
+#include "common/error.h"
 #include <cassert>
 
 namespace gauntlet {
@@ -42,6 +43,18 @@ uint64_t Rng::Next64() {
 bool Rng::FromReplay(uint64_t bound, uint64_t* value) {
   if (replay_ == nullptr) return false;
   uint64_t v = 0;
+  if (replay_strict_) {
+    const size_t k = replay_pos_;
+    if (k >= replay_->size())
+      throw InvalidInput({"<replay>", 0, 0}, "the choices ran out after " + std::to_string(k) +
+                                                  " draws; this statement needs more (another grammar or rule?)");
+    const Choice& c = (*replay_)[k];
+    if (c.bound != bound || (bound != 0 && c.value >= bound))
+      throw InvalidInput({"<replay>", 0, 0}, "choice " + std::to_string(k) + " is " + std::to_string(c.value) +
+                                                  " of " + std::to_string(c.bound) + ", but this draw is from " +
+                                                  std::to_string(bound) +
+                                                  " values: the choices come from another grammar, rule or schema");
+  }
   if (replay_pos_ < replay_->size()) v = (*replay_)[replay_pos_++].value;
   if (bound != 0 && v >= bound) v = bound - 1;
   *value = v;
@@ -89,16 +102,25 @@ double Rng::Uniform01() {
   return static_cast<double>(Below(uint64_t{1} << 53)) * 0x1.0p-53;
 }
 
-void Rng::Replay(const ChoiceSeq& prefix) {
+void Rng::Replay(const ChoiceSeq& prefix, bool strict) {
   replay_copy_ = prefix;
   replay_ = &replay_copy_;
   replay_pos_ = 0;
+  replay_strict_ = strict;
+}
+
+void Rng::CheckReplayUsed() const {
+  if (replay_strict_ && replay_ != nullptr && replay_pos_ < replay_->size())
+    throw InvalidInput({"<replay>", 0, 0}, "the statement used " + std::to_string(replay_pos_) + " of " +
+                                               std::to_string(replay_->size()) +
+                                               " choices: they come from another grammar, rule or schema");
 }
 
 void Rng::StopReplay() {
   replay_ = nullptr;
   replay_copy_.clear();
   replay_pos_ = 0;
+  replay_strict_ = false;
 }
 
 }  // namespace gauntlet

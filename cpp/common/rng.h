@@ -48,9 +48,13 @@ class Rng {
   const ChoiceSeq& choices() const { return choices_; }
   void ClearChoices() { choices_.clear(); }
 
-  // Following draws come from `prefix` (clamped to their bounds), then 0.
-  void Replay(const ChoiceSeq& prefix);
+  // Following draws come from `prefix`. Lenient (for shrinking): values are
+  // clamped to their bounds, then 0 once `prefix` runs out. Strict: a value
+  // out of its bound, a bound other than the recorded one, or running out
+  // throws InvalidInput, and so does StopReplay() when choices are left over.
+  void Replay(const ChoiceSeq& prefix, bool strict = false);
   void StopReplay();
+  void CheckReplayUsed() const;  // strict: every choice was drawn
   bool replaying() const { return replay_ != nullptr; }
 
  private:
@@ -67,6 +71,7 @@ class Rng {
   const ChoiceSeq* replay_ = nullptr;
   ChoiceSeq replay_copy_;
   size_t replay_pos_ = 0;
+  bool replay_strict_ = false;
 };
 
 }  // namespace gauntlet

@@ -94,9 +94,14 @@ std::string CreateTableSql(const Table& table, const std::string& database) {
   return sql;
 }
 
-LoadStats LoadSchema(Connection& connection, const Schema& schema, uint64_t seed) {
+LoadStats LoadSchema(Connection& connection, const Schema& schema, const LoadOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   LoadStats stats;
+  const uint64_t seed = options.seed;
+  auto refused = [&](const std::string& error, const std::string& sql) {
+    if (options.strict) throw Error(error + "\n  in: " + sql.substr(0, 300));
+    stats.warnings.push_back(error);
+  };
   // A load starts from empty databases: tables left by an earlier run would
   // otherwise be drawn by `_table` too.
   for (const std::string& db : schema.databases()) {
@@ -105,13 +110,14 @@ LoadStats LoadSchema(Connection& connection, const Schema& schema, uint64_t seed
   }
   constexpr size_t kBatchRows = 1000;
   constexpr size_t kBatchBytes = 1 << 20;
-  for (size_t t = 0; t < schema.tables().size(); ++t) {
+  for (size_t t = 0; t < schema.tables().size() && !stats.cancelled; ++t) {
     const Table& table = schema.tables()[t];
     if (table.view) continue;
     const std::string db = table.database.empty() ? schema.databases()[0] : table.database;
     const std::string where = "table " + db + "." + table.name;
-    if (std::string error = Try(connection, CreateTableSql(table, db), "creating " + where); !error.empty()) {
-      stats.warnings.push_back(error);
+    const std::string create = CreateTableSql(table, db);
+    if (std::string error = Try(connection, create, "creating " + where); !error.empty()) {
+      refused(error, create);
       continue;
     }
     ++stats.tables;
@@ -137,7 +143,7 @@ LoadStats LoadSchema(Connection& connection, const Schema& schema, uint64_t seed
     const std::string head = "INSERT IGNORE INTO " + Quote(db) + "." + Quote(table.name) + " (" + names + ") VALUES ";
     std::string sql = head;
     size_t in_batch = 0;
-    for (uint64_t r = 0; r < table.rows; ++r) {
+    for (uint64_t r = 0; r < table.rows && !stats.cancelled; ++r) {
       sql += in_batch ? ",(" : "(";
       for (size_t c = 0; c < columns.size(); ++c) {
         if (c) sql += ',';
@@ -146,12 +152,16 @@ LoadStats LoadSchema(Connection& connection, const Schema& schema, uint64_t seed
       }
       sql += ')';
       ++in_batch;
-      ++stats.rows;
       if (in_batch == kBatchRows || sql.size() > kBatchBytes || r + 1 == table.rows) {
-        if (std::string error = Try(connection, sql, "loading " + where); !error.empty())
-          stats.warnings.push_back(error);
+        const Outcome o = connection.Execute(sql);
+        if (o.ok()) {
+          stats.rows += o.affected_rows;
+        } else {
+          refused("loading " + where + ": error " + std::to_string(o.error_code) + ": " + o.message, sql);
+        }
         sql = head;
         in_batch = 0;
+        stats.cancelled = options.cancelled && options.cancelled();
       }
     }
   }

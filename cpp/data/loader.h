@@ -9,6 +9,7 @@
 #define GAUNTLET_DATA_LOADER_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,20 +25,26 @@ std::string DefaultValues(const Column& column);
 // CREATE TABLE text for one table (with its keys, engine and options).
 std::string CreateTableSql(const Table& table, const std::string& database);
 
+struct LoadOptions {
+  uint64_t seed = 1;
+  // A table or batch the server refuses throws InvalidInput (a spec written
+  // for Gauntlet); otherwise it is a warning and the load goes on (RQG's
+  // gendata does that for .zz files, e.g. ROW_FORMAT=FIXED on InnoDB).
+  bool strict = true;
+  std::function<bool()> cancelled;  // asked between batches; true ends the load
+};
+
 struct LoadStats {
   uint64_t tables = 0;     // tables created
-  uint64_t rows = 0;       // rows sent (INSERT IGNORE may drop duplicates)
+  uint64_t rows = 0;       // rows the server took (INSERT IGNORE drops duplicate keys)
   double seconds = 0;
-  // Tables the server refused and batches it rejected, with its message;
-  // RQG's gendata goes on after those too (e.g. ROW_FORMAT=FIXED on InnoDB).
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;  // refused tables and batches (not strict)
+  bool cancelled = false;
 };
 
 // Replaces the databases `schema` names with new ones holding its tables,
-// then loads their rows. Throws
-// Error when a database cannot be created; a table or batch the server
-// refuses becomes a warning and the load goes on.
-LoadStats LoadSchema(Connection& connection, const Schema& schema, uint64_t seed);
+// then loads their rows. Throws Error when a database cannot be created.
+LoadStats LoadSchema(Connection& connection, const Schema& schema, const LoadOptions& options);
 
 // Reads tables, columns and indexes of `databases` (all but the system ones
 // when empty) from information_schema.

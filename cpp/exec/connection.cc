@@ -54,7 +54,8 @@ Outcome ErrorOutcome(MYSQL* mysql) {
 }  // namespace
 
 std::string ConnectionParams::ToString() const {
-  std::string dsn = "mysql://" + user + "@" + host;
+  const bool ipv6 = host.find(':') != std::string::npos;
+  std::string dsn = "mysql://" + user + "@" + (ipv6 ? "[" + host + "]" : host);
   if (port != 0) dsn += ":" + std::to_string(port);
   dsn += "/" + database;
   if (!socket.empty()) dsn += "?socket=" + socket;

@@ -23,6 +23,12 @@ int64_t NowNs() {
 
 double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
 json KindsJson(const KindCounts& k) {
   json j = json::object();
   for (size_t i = 0; i < k.size(); ++i) j[OutcomeKindName(static_cast<OutcomeKind>(i))] = k[i];
@@ -52,6 +58,10 @@ json Finding::ToJson() const {
   return j;
 }
 
+json RunFailure::ToJson() const {
+  return {{"kind", kind}, {"at", at}, {"thread", thread}, {"message", message}};
+}
+
 json SecondStats::ToJson() const {
   return {{"t", t}, {"statements", statements}, {"transactions", transactions},
           {"outcomes", KindsJson(kinds)}, {"p50_ms", Ms(p50)}, {"p95_ms", Ms(p95)},
@@ -66,6 +76,9 @@ json RunResult::ToJson() const {
   }
   json f = json::array();
   for (const Finding& x : findings) f.push_back(x.ToJson());
+  json connect = json::array();
+  for (const auto& [code, count] : connect_errors)
+    connect.push_back({{"code", code}, {"name", ErrorTable::Default().Name(code)}, {"count", count}});
   const double s = seconds > 0 ? seconds : 1;
   return {{"seconds", seconds},
           {"threads", threads},
@@ -82,6 +95,8 @@ json RunResult::ToJson() const {
                           {"mean", latency.mean() / 1e6}}},
           {"generate_cpu_seconds", generate_seconds},
           {"findings", f},
+          {"error", failure ? failure->ToJson() : json(nullptr)},
+          {"connect_errors", connect},
           {"stop_reason", stop_reason}};
 }
 
@@ -94,6 +109,7 @@ struct Executor::Shared {
   RunResult result;
   std::ofstream events;
   bool crash_reported = false;
+  std::map<unsigned, uint64_t> connect_errors;
   std::map<unsigned, bool> corruption_seen;
   int64_t start_ns = 0;
 
@@ -129,6 +145,7 @@ struct Executor::Worker {
   double generate_seconds = 0;
 
   std::atomic<int64_t> statement_start{0};  // 0 when idle
+  std::atomic<int64_t> generate_start{0};   // 0 when not generating
   std::atomic<uint64_t> connection_id{0};
   std::atomic<bool> done{false};
 };
@@ -159,33 +176,49 @@ void Executor::Stop(const std::string& reason) {
   shared_->stop = true;
 }
 
-bool Executor::Reconnect(Worker& w) {
-  const auto deadline = Clock::now() + std::chrono::seconds(60);
+// Opens the worker's session. False when the run is stopping, the server is
+// gone (the caller reports the crash) or it refused connections for longer
+// than the hang timeout (an "unreachable" finding, reported here).
+bool Executor::Connect(Worker& w) {
+  const double patience = options_.hang_timeout > 0 ? options_.hang_timeout : 60;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(patience);
+  {
+    std::lock_guard<std::mutex> lock(w.mu);  // the watchdog may Abort() it
+    w.connection.reset();
+  }
   while (!shared_->stop) {
     if (probe_ != nullptr && !probe_->Alive()) return false;
     Outcome error;
     std::unique_ptr<Connection> fresh = Connection::Open(connection_, &error);
-    {
-      std::lock_guard<std::mutex> lock(w.mu);  // the watchdog may Abort() it
+    if (fresh) {
+      if (options_.statement_timeout > 0)
+        fresh->Execute("SET SESSION max_statement_time = " + std::to_string(options_.statement_timeout));
+      w.connection_id = fresh->id();
+      w.generator->set_connection_id(fresh->id());
+      std::lock_guard<std::mutex> lock(w.mu);
       w.connection = std::move(fresh);
-    }
-    if (w.connection) {
-      w.connection_id = w.connection->id();
-      w.generator->set_connection_id(w.connection->id());
-      if (options_.statement_timeout > 0) {
-        w.connection->Execute("SET SESSION max_statement_time = " + std::to_string(options_.statement_timeout));
-      }
       return true;
     }
+    {
+      std::lock_guard<std::mutex> lock(shared_->mu);
+      ++shared_->connect_errors[error.error_code];
+    }
     if (Clock::now() > deadline) {
+      if (probe_ != nullptr && !probe_->Alive()) return false;
       Finding f;
       f.kind = "unreachable";
       f.at = shared_->Since(NowNs());
       f.thread = w.id;
-      f.signature = "unreachable: " + std::to_string(error.error_code);
-      f.detail = "the server is alive but refuses connections for 60 s: " + error.message;
-      shared_->AddFinding(std::move(f));
-      Stop("unreachable");
+      f.signature = "unreachable: error " + std::to_string(error.error_code);
+      f.detail = "the server is alive but refused connections for " + Seconds(patience) + ": " + error.message;
+      bool first = false;
+      {
+        std::lock_guard<std::mutex> lock(shared_->mu);
+        first = !shared_->stop;
+        if (first) shared_->stop_reason = "unreachable";
+        shared_->stop = true;
+      }
+      if (first) shared_->AddFinding(std::move(f));
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -199,28 +232,71 @@ void Executor::ReportCrash(Worker& w, std::string_view statement) {
     if (shared_->crash_reported) return;
     shared_->crash_reported = true;
   }
+  // Stop first: collecting the report (gdb on a core) takes seconds, and the
+  // other sessions must not carry on against a dead server meanwhile.
+  Stop("crash");
   Finding f;
-  f.kind = "crash";
   f.at = shared_->Since(NowNs());
   f.thread = w.id;
   f.statement = statement;
   if (probe_ != nullptr) f.crash = probe_->Crash();
-  f.signature = f.crash.signature.empty() ? "crash: no report in the error log" : f.crash.signature;
+  if (f.crash.shutdown) {
+    f.kind = "shutdown";
+    f.signature = "shutdown: the server shut down normally (a SHUTDOWN statement or a signal)";
+    {
+      std::lock_guard<std::mutex> lock(shared_->mu);
+      shared_->stop_reason = "shutdown";
+    }
+  } else {
+    f.kind = "crash";
+    f.signature = f.crash.signature.empty() ? "crash: no report in the error log" : f.crash.signature;
+  }
   f.detail = f.crash.log_excerpt.substr(0, 8000);
   shared_->AddFinding(std::move(f));
-  Stop("crash");
+}
+
+void Executor::ReportFailure(const std::string& kind, int thread, const std::string& message) {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  // Once the run stops, generation is interrupted on purpose: not a failure.
+  if (shared_->stop || shared_->result.failure) return;
+  RunFailure f{kind, shared_->Since(NowNs()), thread, message};
+  json j = f.ToJson();
+  j["type"] = "error";
+  shared_->Event(j);
+  shared_->result.failure = std::move(f);
+  shared_->stop_reason = "error";
+  shared_->stop = true;
 }
 
 void Executor::WorkerLoop(Worker& w) {
+  try {
+    RunSession(w);
+  } catch (const GenerationError& e) {
+    ReportFailure("grammar", w.id, e.what());
+  } catch (const InvalidInput& e) {
+    ReportFailure("grammar", w.id, e.what());
+  } catch (const std::exception& e) {
+    ReportFailure("internal", w.id, e.what());
+  } catch (...) {
+    ReportFailure("internal", w.id, "unknown exception");
+  }
+  w.generate_start = 0;
+  if (w.log.is_open()) w.log.flush();
+  w.done = true;
+}
+
+void Executor::RunSession(Worker& w) {
   const int64_t start = shared_->start_ns;
-  if (!Reconnect(w)) {
-    w.done = true;
+  if (!Connect(w)) {
+    if (!shared_->stop) ReportCrash(w, "");
     return;
   }
   while (!shared_->stop) {
     if (options_.queries > 0 && w.queries >= options_.queries) break;
     const auto gen_start = std::chrono::steady_clock::now();
+    w.generate_start = NowNs();
     const std::string& query = w.generator->Next();
+    w.generate_start = 0;
     ++w.queries;
     const std::vector<std::string_view> statements = SplitStatements(query);
     w.generate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - gen_start).count();
@@ -236,7 +312,7 @@ void Executor::WorkerLoop(Worker& w) {
       w.statement_start = 0;
       const int64_t now = NowNs();
       shared_->last_progress = now;
-      bool lost = o.kind == OutcomeKind::kConnectionLost;
+      const bool lost = o.kind == OutcomeKind::kConnectionLost;
       if (lost && !shared_->stop && probe_ != nullptr && !probe_->Alive()) o.kind = OutcomeKind::kServerCrashed;
       {
         std::lock_guard<std::mutex> lock(w.mu);
@@ -269,20 +345,19 @@ void Executor::WorkerLoop(Worker& w) {
       }
       if (o.kind == OutcomeKind::kServerCrashed) {
         ReportCrash(w, sql);
-        break;
+        return;
       }
       if (lost) {
-        if (shared_->stop) break;
-        if (!Reconnect(w)) {
+        if (shared_->stop) return;
+        // A killed session, or a server that died meanwhile.
+        if (!Connect(w)) {
           if (!shared_->stop) ReportCrash(w, sql);
-          break;
+          return;
         }
         break;  // the rest of this query assumed the lost session's state
       }
     }
   }
-  if (w.log.is_open()) w.log.flush();
-  w.done = true;
 }
 
 SecondStats Executor::CloseSecond(double t) {
@@ -341,6 +416,20 @@ void Executor::Watch(double now_s) {
       }
     }
   }
+  // A query whose generation (Perl, Python rules) outlives generate_timeout
+  // stops the run; stopping interrupts the generator.
+  if (!shared_->stop && options_.generate_timeout > 0) {
+    for (auto& w : workers_) {
+      const int64_t started = w->generate_start;
+      if (started != 0 && now - started > static_cast<int64_t>(options_.generate_timeout * 1e9)) {
+        const std::string activity = w->generator->Activity();
+        ReportFailure("stuck", w->id,
+                      "generating one query took longer than " + Seconds(options_.generate_timeout) +
+                          (activity.empty() ? "" : " in " + activity));
+        break;
+      }
+    }
+  }
   const int64_t last = shared_->last_progress;
   if (!shared_->stop && options_.hang_timeout > 0 &&
       now - last > static_cast<int64_t>(options_.hang_timeout * 1e9)) {
@@ -348,7 +437,7 @@ void Executor::Watch(double now_s) {
     Finding f;
     f.kind = "hang";
     f.at = now_s;
-    f.signature = "hang: no statement finished for " + std::to_string(static_cast<int>(options_.hang_timeout)) + " s";
+    f.signature = "hang: no statement finished for " + Seconds(options_.hang_timeout);
     for (auto& w : workers_) {
       std::lock_guard<std::mutex> lock(w->mu);
       f.detail += "thread " + std::to_string(w->id) + ": " + w->current.substr(0, 500) + "\n";
@@ -366,14 +455,6 @@ void Executor::Watch(double now_s) {
 RunResult Executor::Run(const Tick& tick) {
   shared_->start_ns = NowNs();
   shared_->last_progress = shared_->start_ns;
-  if (!options_.out_dir.empty()) {
-    std::filesystem::create_directories(options_.out_dir);
-    shared_->events.open(std::filesystem::path(options_.out_dir) / "events.jsonl", std::ios::app);
-    std::lock_guard<std::mutex> lock(shared_->mu);
-    shared_->Event({{"type", "start"}, {"threads", options_.threads}, {"seed", options_.seed},
-                    {"duration", options_.duration}, {"queries", options_.queries},
-                    {"server", connection_.ToString()}, {"grammar", grammar_->sources()}});
-  }
   for (int i = 0; i < options_.threads; ++i) {
     auto w = std::make_unique<Worker>();
     w->id = i + 1;
@@ -382,12 +463,32 @@ RunResult Executor::Run(const Tick& tick) {
     g.thread_id = w->id;
     g.thread_count = options_.threads;
     g.max_depth = options_.max_depth;
+    g.interrupt = &shared_->stop;
     w->generator = std::make_unique<Generator>(grammar_, schema_, g);
     if (options_.statement_log && !options_.out_dir.empty())
       w->log.open(std::filesystem::path(options_.out_dir) / ("statements-" + std::to_string(w->id) + ".log"));
     workers_.push_back(std::move(w));
   }
-  for (auto& w : workers_) w->thread = std::thread([this, &w] { WorkerLoop(*w); });
+  if (!options_.out_dir.empty()) {
+    std::filesystem::create_directories(options_.out_dir);
+    shared_->events.open(std::filesystem::path(options_.out_dir) / "events.jsonl");
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    shared_->Event({{"type", "start"}, {"threads", options_.threads}, {"seed", options_.seed},
+                    {"duration", options_.duration}, {"queries", options_.queries},
+                    {"server", connection_.ToString()}, {"grammar", grammar_->sources()}});
+  }
+  for (auto& w : workers_) {
+    try {
+      w->thread = std::thread([this, &w] { WorkerLoop(*w); });
+    } catch (const std::system_error& e) {
+      // Out of threads or memory: end what started, then say so.
+      Stop("error");
+      for (auto& started : workers_)
+        if (started->thread.joinable()) started->thread.join();
+      throw Error("cannot start session thread " + std::to_string(w->id) + " of " +
+                  std::to_string(options_.threads) + ": " + e.what());
+    }
+  }
 
   double next_second = 1.0;
   while (true) {
@@ -417,6 +518,7 @@ RunResult Executor::Run(const Tick& tick) {
     std::lock_guard<std::mutex> lock(shared_->mu);
     result = shared_->result;
     result.stop_reason = shared_->stop_reason;
+    result.connect_errors = shared_->connect_errors;
   }
   result.seconds = end;
   result.threads = options_.threads;

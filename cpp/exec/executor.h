@@ -9,6 +9,9 @@
 // QUERY), notices hangs (no statement finished for hang_timeout while the
 // server lives) and turns a lost session on a dead server into a crash
 // finding. Events and findings stream to OUT/events.jsonl as they happen.
+// Nothing a worker meets escapes Run(): a grammar that fails or generation
+// that gets stuck ends the run with a RunFailure, and stopping interrupts
+// generation (Perl loops and sleeps) so that a run ends on time.
 #ifndef GAUNTLET_EXEC_EXECUTOR_H_
 #define GAUNTLET_EXEC_EXECUTOR_H_
 
@@ -17,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +40,8 @@ struct RunOptions {
   uint64_t seed = 1;
   double statement_timeout = 0;  // seconds; 0 = none (max_statement_time + KILL QUERY)
   double hang_timeout = 60;      // seconds without any finished statement = a hang
+                                 // (and, for a session, without a connection = unreachable)
+  double generate_timeout = 10;  // seconds one query's generation may take (Perl, Python rules)
   std::string out_dir;           // events.jsonl (and statement logs) go here; "" = nowhere
   bool statement_log = false;    // OUT/statements-N.log: every statement with its outcome
   int max_depth = 64;
@@ -51,13 +57,26 @@ class ServerProbe {
 };
 
 struct Finding {
-  std::string kind;       // "crash", "hang", "corruption", "unreachable"
+  std::string kind;       // "crash", "shutdown", "hang", "corruption", "unreachable"
   double at = 0;          // seconds since the run started
   std::string signature;  // what makes two findings the same bug
   std::string detail;
   int thread = 0;         // the worker that saw it (0: the watchdog)
   std::string statement;  // what that worker was running
   CrashReport crash;
+
+  nlohmann::json ToJson() const;
+};
+
+// Why a run could not go on through no fault of the server: the grammar failed
+// (a Perl block died, a Python rule raised, a statement over the size limit),
+// generation got stuck, or Gauntlet itself failed. Ends the run like a
+// finding does, but is not one.
+struct RunFailure {
+  std::string kind;       // "grammar", "stuck", "internal"
+  double at = 0;
+  int thread = 0;
+  std::string message;
 
   nlohmann::json ToJson() const;
 };
@@ -86,7 +105,11 @@ struct RunResult {
   LatencyHistogram latency;
   std::vector<SecondStats> timeline;
   std::vector<Finding> findings;
-  std::string stop_reason;    // duration, queries, interrupted, crash, hang, stopped
+  std::optional<RunFailure> failure;
+  std::map<unsigned, uint64_t> connect_errors;  // failed (re)connects by error code
+  // duration, queries, interrupted, stopped, error (see `failure`), or the
+  // kind of the finding that ended the run: crash, shutdown, hang, unreachable
+  std::string stop_reason;
   double generate_seconds = 0;  // CPU spent generating, all workers
 
   nlohmann::json ToJson() const;  // summary.json
@@ -110,8 +133,10 @@ class Executor {
   struct Worker;
   struct Shared;
   void WorkerLoop(Worker& w);
-  bool Reconnect(Worker& w);
+  void RunSession(Worker& w);
+  bool Connect(Worker& w);
   void ReportCrash(Worker& w, std::string_view statement);
+  void ReportFailure(const std::string& kind, int thread, const std::string& message);
   SecondStats CloseSecond(double t);
   void Watch(double now);
 

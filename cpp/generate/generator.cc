@@ -68,6 +68,24 @@ std::string RuleContext::Expand(const std::string& name) { return g_->ExpandWord
 
 // ---- Generator ------------------------------------------------------------
 
+// Marks user code as the generator's activity for its scope (nested scopes
+// restore the outer one).
+class Generator::ActivityScope {
+ public:
+  ActivityScope(Generator* g, int rule, int block)
+      : g_(g),
+        rule_(g->active_rule_.exchange(rule, std::memory_order_relaxed)),
+        block_(g->active_block_.exchange(block, std::memory_order_relaxed)) {}
+  ~ActivityScope() {
+    g_->active_rule_.store(rule_, std::memory_order_relaxed);
+    g_->active_block_.store(block_, std::memory_order_relaxed);
+  }
+
+ private:
+  Generator* g_;
+  int rule_, block_;
+};
+
 Generator::Generator(std::shared_ptr<const Grammar> grammar, Schema schema,
                      GeneratorOptions options)
     : grammar_(std::move(grammar)),
@@ -103,6 +121,7 @@ void Generator::Generate(int rule) {
   out_.clear();
   pending_space_ = false;
   depth_ = 0;
+  rule_ = rule;
   rng_.ClearChoices();
   if (perl_) perl_->BeginStatement();
   ExpandRule(rule, 0);
@@ -124,15 +143,16 @@ Statement Generator::NextStatement() {
   return s;
 }
 
-std::string Generator::Replay(const ChoiceSeq& choices, const std::string& rule) {
+std::string Generator::Replay(const ChoiceSeq& choices, const std::string& rule, bool strict) {
   int start = StartRule();
   if (!rule.empty()) {
     start = grammar_->FindRule(rule);
     if (start < 0) throw InvalidInput({"<replay>", 0, 0}, "no rule named '" + rule + "'");
   }
-  rng_.Replay(choices);
+  rng_.Replay(choices, strict);
   try {
     Generate(start);
+    rng_.CheckReplayUsed();
   } catch (...) {
     rng_.StopReplay();
     throw;
@@ -145,13 +165,24 @@ void Generator::ExpandRule(int rule_id, int depth) {
   const Rule& rule = grammar_->rules()[rule_id];
   ++rule_hits_[rule_id];
   if (rule.callback >= 0) {
-    RuleContext ctx(this);
-    Emit(grammar_->callbacks()[rule.callback](ctx));
+    std::string text;
+    {
+      ActivityScope activity(this, rule_id, -1);
+      RuleContext ctx(this);
+      text = grammar_->callbacks()[rule.callback](ctx);
+    }
+    Emit(text);
     return;
   }
   // Past max_depth every finite rule takes its shortest alternative, whose
   // derivation is at most one level per rule deep; going deeper than that
   // means a cycle with no way out (`a: a ;`), which RQG aborts as well.
+  // Each level is a few hundred bytes of stack; a chain deeper than this would
+  // overflow a thread's stack (RQG gives up after 3,500 expansions).
+  constexpr int kMaxNesting = 5000;
+  if (depth > kMaxNesting)
+    throw GenerationError("rule '" + rule.name + "' (" + rule.where.ToString() + ") is nested more than " +
+                          std::to_string(kMaxNesting) + " rules deep");
   if (depth > options_.max_depth + static_cast<int>(grammar_->rules().size()))
     throw GenerationError("rule '" + rule.name + "' (" + rule.where.ToString() +
                           ") recurses without end: no alternative leads out of the cycle");
@@ -170,10 +201,12 @@ void Generator::ExpandRule(int rule_id, int depth) {
     alt = rng_.Below(n);
   }
   ++alternative_hits_[rule.first_alternative + alt];
-  const int outer_depth = depth_;
+  const int outer_depth = depth_, outer_rule = rule_;
   depth_ = depth;  // for expansions requested by Perl blocks and callbacks
+  rule_ = rule_id;
   for (const Token& t : rule.alternatives[alt].tokens) ExpandToken(t, depth);
   depth_ = outer_depth;
+  rule_ = outer_rule;
   if (out_.size() > options_.max_length)
     throw GenerationError("statement longer than " + std::to_string(options_.max_length) +
                           " bytes while expanding rule '" + rule.name + "'");
@@ -207,12 +240,35 @@ void Generator::ExpandToken(const Token& t, int depth) {
       ExpandBuiltin(grammar_->builtins()[t.index]);
       break;
     case Token::Kind::kPerl:
-      Emit(perl_->RunBlock(t.index));
-      break;
     case Token::Kind::kVariable:
-      Emit(perl_->ReadVariable(t.index));
+      Emit(RunUserCode(t));
       break;
   }
+}
+
+std::string Generator::RunUserCode(const Token& t) {
+  const bool block = t.kind == Token::Kind::kPerl;
+  ActivityScope activity(this, rule_, block ? static_cast<int>(t.index) : -1);
+  return block ? perl_->RunBlock(t.index) : perl_->ReadVariable(t.index);
+}
+
+std::string Generator::Activity() const {
+  const int rule = active_rule_.load(std::memory_order_relaxed);
+  const int block = active_block_.load(std::memory_order_relaxed);
+  std::string s;
+  if (rule >= 0) {
+    const Rule& r = grammar_->rules()[rule];
+    s = "rule '" + r.name + "' (" + r.where.ToString() + ")";
+    if (r.callback >= 0) s += ", a Python rule";
+  }
+  if (block >= 0) {
+    const PerlBlock& b = grammar_->perl_blocks()[block];
+    std::string code = b.code.substr(0, 200);
+    for (char& c : code)
+      if (c == '\n') c = ' ';
+    s += (s.empty() ? "" : ", ") + std::string("Perl block at ") + b.where.ToString() + ": {" + code + "}";
+  }
+  return s;
 }
 
 void Generator::Emit(std::string_view text) {

@@ -13,6 +13,7 @@
 #ifndef GAUNTLET_GENERATE_GENERATOR_H_
 #define GAUNTLET_GENERATE_GENERATOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,6 +37,9 @@ struct GeneratorOptions {
   std::string current_user = "root@localhost";
   std::string cwd;           // `_cwd`; empty means the process's
   std::string tmpdir = "/tmp";
+  // When set and true, running Perl code (loops, sleep) stops with a
+  // GenerationError: how a run that is ending reclaims a busy worker.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 struct Statement {
@@ -88,7 +92,9 @@ class Generator {
   Statement NextStatement();
   // Generates from `rule` (empty: the rule Next() would use) with the draws
   // taken from `choices`; does not advance the statement count.
-  std::string Replay(const ChoiceSeq& choices, const std::string& rule = "");
+  // `strict`: choices that do not fit this grammar throw InvalidInput
+  // (see Rng::Replay); shrinking replays leniently.
+  std::string Replay(const ChoiceSeq& choices, const std::string& rule = "", bool strict = true);
 
   Coverage coverage() const;
   uint64_t count() const { return count_; }
@@ -98,6 +104,10 @@ class Generator {
   const GeneratorOptions& options() const { return options_; }
   const Grammar& grammar() const { return *grammar_; }
   const Schema& schema() const { return schema_; }
+  // What user code (Perl block, Python rule) is running now, for reports of a
+  // generator that is stuck: "rule 'r' (file:line), Perl block at file:line",
+  // or "" when none is. Safe to call from any thread.
+  std::string Activity() const;
 
  private:
   friend class RuleContext;
@@ -115,10 +125,16 @@ class Generator {
   uint32_t PickField(FieldClass cls);
   // Deterministic stand-ins for the clock and the process id (`_unix_timestamp`,
   // Perl's time(); `_pid`, Perl's $$): a fixed epoch plus the statement
-  // number, and a number unique to the worker.
+  // number, and a number unique to the worker that is above Linux's pid limit
+  // (2^22), so that no process can have it and a grammar's `kill 9, $$`
+  // cannot reach anyone.
   uint64_t Clock() const { return kEpoch + count_; }
-  uint64_t Pid() const { return 10000 + static_cast<uint64_t>(options_.thread_id); }
+  uint64_t Pid() const { return kPidBase + static_cast<uint64_t>(options_.thread_id); }
   static constexpr uint64_t kEpoch = 1700000000;  // 2023-11-14T22:13:20Z
+  static constexpr uint64_t kPidBase = 5000000;
+  class ActivityScope;
+  // Runs the Perl block or variable of token `t`, marking it as the activity.
+  std::string RunUserCode(const Token& t);
 
   std::shared_ptr<const Grammar> grammar_;
   Schema schema_;
@@ -131,6 +147,11 @@ class Generator {
   uint64_t count_ = 0;
   uint64_t serial_ = 0;  // one per Generate(), replays included
   int depth_ = 0;  // depth of the rule being expanded
+  int rule_ = -1;  // the rule being expanded
+  // The rule and Perl block (or -1) of the user code running now; written by
+  // this generator's thread, read by watchdogs.
+  std::atomic<int> active_rule_{-1};
+  std::atomic<int> active_block_{-1};
 
   // Invariants hold their value for one statement: a slot is valid when its
   // generation equals the statement's.

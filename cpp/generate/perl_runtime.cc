@@ -2,7 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "common/error.h"
@@ -22,6 +24,23 @@ namespace {
 // The generator whose Perl code is running on this thread. Perl calls back
 // into C++ (for random draws, values and metadata) through it.
 thread_local Generator* tls_generator = nullptr;
+
+// What grammar and data code may not do to the process that runs it: end it,
+// signal other processes (its pids are stand-ins, see Generator::Pid), or
+// fork it. sleep() is cut short when the run is ending. Loaded first into
+// every interpreter, so that the overrides apply to all code compiled later.
+constexpr const char* kGuards = R"PERL(
+BEGIN {
+  *CORE::GLOBAL::exit = sub (;$) {
+    die "exit(" . (@_ ? $_[0] // 0 : 0) . ") called: grammar and data code cannot end Gauntlet\n";
+  };
+  *CORE::GLOBAL::kill = sub { die "kill() called: grammar and data code cannot signal processes\n" };
+  *CORE::GLOBAL::fork = sub () { die "fork() called: grammar and data code cannot fork Gauntlet\n" };
+  *CORE::GLOBAL::exec = sub { die "exec() called: grammar and data code cannot replace Gauntlet\n" };
+  *CORE::GLOBAL::sleep = sub (;$) { Gauntlet::sleep(@_ ? $_[0] : 0) };
+}
+1;
+)PERL";
 
 // RQG's block environment, written for Gauntlet. Blocks are compiled in
 // package GenTest::Generator::FromGrammar, as in RQG.
@@ -144,6 +163,12 @@ struct GeneratorInternals {
   static std::string Expand(const std::string& word) { return tls_generator->ExpandWord(word); }
   static uint64_t Clock() { return tls_generator->Clock(); }
   static uint64_t Pid() { return tls_generator->Pid(); }
+  // True when the generator running on this thread is asked to stop.
+  static bool Interrupted() {
+    const Generator* g = tls_generator;
+    const std::atomic<bool>* flag = g != nullptr ? g->options_.interrupt : nullptr;
+    return flag != nullptr && flag->load(std::memory_order_relaxed);
+  }
 };
 
 namespace {
@@ -323,6 +348,35 @@ XS(XS_current_user) {
   XSRETURN(1);
 }
 
+constexpr char kInterrupted[] = "interrupted: the run is ending\n";
+
+// Perl's sleep, in slices, so that an ending run is not held up.
+XS(XS_sleep) {
+  dXSARGS;
+  const double seconds = items > 0 ? SvNV(ST(0)) : 0;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  bool interrupted = false;
+  while (std::chrono::steady_clock::now() < end && !(interrupted = Host::Interrupted()))
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (interrupted) croak("%s", kInterrupted);
+  ST(0) = sv_2mortal(newSViv(static_cast<IV>(seconds)));
+  XSRETURN(1);
+}
+
+// Perl's standard op loop, plus a look at the interrupt flag every 1024 ops,
+// so that a block looping for ever ends when the run does. Dying between two
+// ops is what a %SIG handler does, so the interpreter stays consistent.
+int RunOpsInterruptible(pTHX) {
+  OP* op = PL_op;
+  unsigned n = 0;
+  while ((PL_op = op = op->op_ppaddr(aTHX))) {
+    if ((++n & 1023) == 0 && Host::Interrupted()) croak("%s", kInterrupted);
+  }
+  PERL_ASYNC_CHECK();
+  TAINT_NOT;
+  return 0;
+}
+
 void XsInit(pTHX) {
   static const char kFile[] = __FILE__;
   newXS("DynaLoader::boot_DynaLoader", boot_DynaLoader, kFile);
@@ -339,6 +393,7 @@ void XsInit(pTHX) {
   newXS("Gauntlet::clock", XS_clock, kFile);
   newXS("Gauntlet::pid", XS_pid, kFile);
   newXS("Gauntlet::current_user", XS_current_user, kFile);
+  newXS("Gauntlet::sleep", XS_sleep, kFile);
 }
 
 std::once_flag perl_sys_init;
@@ -354,6 +409,8 @@ PerlInterpreter* NewInterpreter() {
   char* args[] = {a0, a1, a2, nullptr};
   perl_parse(my_perl, XsInit, 3, args, nullptr);
   perl_run(my_perl);
+  PL_runops = RunOpsInterruptible;
+  eval_pv(kGuards, FALSE);
   return my_perl;
 }
 

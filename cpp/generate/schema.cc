@@ -149,6 +149,8 @@ Schema Schema::FromJson(const std::string& text, const std::string& file) {
       table.name = t.at("name").get<std::string>();
       table.database = t.value("database", "");
       table.view = t.value("view", false);
+      if (t.contains("rows") && !t.at("rows").is_number_unsigned())
+        throw InvalidInput({file, 0, 0}, path + ".rows: must be a whole number >= 0, not " + t.at("rows").dump());
       table.rows = t.value("rows", uint64_t{0});
       table.engine = t.value("engine", "");
       table.options = t.value("options", "");

@@ -159,6 +159,8 @@ std::optional<Builtin> ResolveBuiltin(const std::string& name,
   if (args.size() > 2) b.c = args[2];
   switch (b.kind) {
     case K::kUniform: case K::kGaussian: case K::kPareto: case K::kZipf:
+      if (has_args && args.size() < 2)
+        throw std::invalid_argument(name + " needs a lower and an upper bound: " + name + "(lo, hi)");
       if (b.a > b.b) throw std::invalid_argument(name + ": lower bound above upper bound");
       if (b.kind == K::kPareto && !(b.c > 0 && b.c < 1))
         throw std::invalid_argument(name + ": the Pareto parameter h must be in (0, 1)");

@@ -1,8 +1,10 @@
 #include "grammar/grammar.h"
 
 #include <algorithm>
+#include <queue>
 #include <cctype>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -66,10 +68,25 @@ void Grammar::AddText(const std::string& text, const std::string& file) {
   texts_[file] = text;
   sources_.push_back(file);
   const LineIndex lines(text);
-  for (size_t offset : skipped)
+  for (size_t offset : skipped) {
+    // `näme:` looks like a rule, but names are ASCII (as in RQG): say so
+    // instead of dropping it quietly.
+    size_t end = offset;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_' ||
+                                 static_cast<unsigned char>(text[end]) >= 0x80))
+      ++end;
+    const std::string name = text.substr(offset, end - offset);
+    size_t colon = end;
+    while (colon < text.size() && (text[colon] == ' ' || text[colon] == '\t')) ++colon;
+    if (colon < text.size() && text[colon] == ':' &&
+        std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+      throw InvalidInput(lines.At(file, offset), "rule name '" + name +
+                                                     "' has non-ASCII characters; rule names are ASCII letters, "
+                                                     "digits and _");
     warnings_.push_back(lines.At(file, offset).ToString() +
                         ": text without a rule name 'name:' before it is ignored "
                         "(a ';' at the end of the line above ended the rule)");
+  }
   for (RawRule& r : parsed) {
     auto def = std::make_unique<Definition>();
     def->name = r.name;
@@ -95,6 +112,8 @@ void Grammar::AddText(const std::string& text, const std::string& file) {
 }
 
 void Grammar::AddFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InvalidInput({path, 0, 0}, "a folder, not a grammar file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InvalidInput({path, 0, 0}, "cannot read grammar file");
   std::stringstream buffer;
@@ -305,27 +324,63 @@ void Grammar::Classify() {
   }
 }
 
+// A rule's height is the depth of its shallowest derivation: the least, over
+// its alternatives, of 1 + the largest height of the rules they name. Rules
+// are settled in order of height, like Dijkstra's shortest paths (Knuth's
+// grammar problem), so that a chain of N rules costs O(N log N), not N passes.
 void Grammar::ComputeHeights() {
-  for (Rule& r : rules_) r.height = r.callback >= 0 ? 1 : INT_MAX;
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (Rule& r : rules_) {
-      if (r.callback >= 0) continue;
-      for (size_t ai = 0; ai < r.alternatives.size(); ++ai) {
-        const Alternative& a = r.alternatives[ai];
-        int h = 1;
-        for (const Token& t : a.tokens) {
-          if (t.kind != Token::Kind::kRule) continue;
-          const int sub = rules_[t.index].height;
-          h = sub == INT_MAX ? INT_MAX : std::max(h, sub + 1);
-          if (h == INT_MAX) break;
-        }
-        if (h < r.height && (!r.weighted || a.weight > 0)) {
-          r.height = h;
-          r.shortest = static_cast<int>(ai);
-          changed = true;
-        }
+  struct Use {
+    uint32_t rule, alternative;
+  };
+  std::vector<std::vector<Use>> used_by(rules_.size());
+  std::vector<std::vector<uint32_t>> pending(rules_.size());  // unsettled rule tokens per alternative
+  std::vector<std::vector<int>> height(rules_.size());        // of each alternative, so far
+  using Entry = std::pair<int, uint32_t>;                      // (height, rule)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  for (uint32_t r = 0; r < rules_.size(); ++r) {
+    Rule& rule = rules_[r];
+    rule.height = INT_MAX;
+    if (rule.callback >= 0) {
+      queue.push({1, r});
+      continue;
+    }
+    pending[r].assign(rule.alternatives.size(), 0);
+    height[r].assign(rule.alternatives.size(), 1);
+    for (uint32_t a = 0; a < rule.alternatives.size(); ++a) {
+      if (rule.weighted && rule.alternatives[a].weight <= 0) {
+        pending[r][a] = UINT32_MAX;  // never taken
+        continue;
+      }
+      for (const Token& t : rule.alternatives[a].tokens) {
+        if (t.kind != Token::Kind::kRule) continue;
+        ++pending[r][a];
+        used_by[t.index].push_back({r, a});
+      }
+      if (pending[r][a] == 0) queue.push({1, r});
+    }
+  }
+  std::vector<bool> settled(rules_.size(), false);
+  while (!queue.empty()) {
+    const auto [h, r] = queue.top();
+    queue.pop();
+    if (settled[r]) continue;
+    settled[r] = true;
+    rules_[r].height = h;
+    for (const Use& u : used_by[r]) {
+      if (settled[u.rule] || pending[u.rule][u.alternative] == UINT32_MAX) continue;
+      int& ah = height[u.rule][u.alternative];
+      ah = std::max(ah, h + 1);
+      if (--pending[u.rule][u.alternative] == 0) queue.push({ah, u.rule});
+    }
+  }
+  // The first alternative of the least height is the one taken past max_depth.
+  for (uint32_t r = 0; r < rules_.size(); ++r) {
+    Rule& rule = rules_[r];
+    if (rule.callback >= 0 || rule.height == INT_MAX) continue;
+    for (uint32_t a = 0; a < rule.alternatives.size(); ++a) {
+      if (pending[r][a] == 0 && height[r][a] == rule.height) {
+        rule.shortest = static_cast<int>(a);
+        break;
       }
     }
   }

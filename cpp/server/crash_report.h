@@ -21,6 +21,7 @@ struct CrashReport {
   std::string signature;
   std::string log_excerpt;          // the crash section of the error log
   std::string gdb_backtrace;        // from a core file, when there was one
+  bool shutdown = false;            // no crash: the server shut down normally
 
   bool empty() const { return signal == 0 && assertion.empty() && frames.empty(); }
 };

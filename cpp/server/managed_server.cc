@@ -2,11 +2,16 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -56,6 +61,44 @@ bool HasOption(const std::vector<std::string>& options, const std::string& name)
   return false;
 }
 
+// Options that say where the server lives and listens: Gauntlet sets them,
+// and a second value would leave it waiting on the wrong socket.
+const char* const kManagedOptions[] = {"socket", "datadir", "pid_file", "log_error", "port",
+                                       "bind_address", "skip_networking", "user", "no_defaults",
+                                       "defaults_file", "defaults_extra_file", "basedir"};
+
+// The process `pid` is the server of `datadir` (not another process that
+// was given the pid since).
+bool IsServerOf(pid_t pid, const std::string& datadir) {
+  if (!ProcessExists(pid)) return false;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return cmdline.find("--datadir=" + datadir + '\0') != std::string::npos;
+}
+
+// Refuses what cannot be a MySQL-family server, before a template is made of it.
+void CheckServerBinary(const std::string& binary) {
+  static std::mutex mu;
+  static std::map<std::string, bool> checked;
+  std::lock_guard<std::mutex> lock(mu);
+  if (checked.count(binary)) return;
+  std::error_code ec;
+  if (!fs::exists(binary, ec)) throw InvalidInput({"server", 0, 0}, binary + ": no such file");
+  if (fs::is_directory(binary, ec)) throw InvalidInput({"server", 0, 0}, binary + " is a folder, not a server binary");
+  if (access(binary.c_str(), X_OK) != 0) throw InvalidInput({"server", 0, 0}, binary + " is not executable");
+  const CommandResult r = RunCommand({binary, "--version"}, 30);
+  std::string lower = r.output;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find(" ver ") == std::string::npos ||
+      (lower.find("mariadb") == std::string::npos && lower.find("mysql") == std::string::npos)) {
+    std::string said = r.output.substr(0, 200);
+    while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
+    throw InvalidInput({"server", 0, 0}, binary + " is not a MariaDB or MySQL server: `--version` printed " +
+                                             (said.empty() ? "nothing" : "'" + said + "'"));
+  }
+  checked[binary] = true;
+}
+
 bool IsStopped(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string pid_s, comm, state;
@@ -75,6 +118,11 @@ ServerError::ServerError(const std::string& message, std::vector<std::string> lo
 ManagedServer::ManagedServer(ServerOptions options) : options_(std::move(options)) {
   if (options_.dir.empty()) throw InvalidInput({"<server>", 0, 0}, "a managed server needs a run directory");
   options_.dir = fs::absolute(options_.dir).lexically_normal().string();
+  for (const char* name : kManagedOptions) {
+    if (HasOption(options_.mysqld, name))
+      throw InvalidInput({"mysqld", 0, 0}, std::string("'") + name + "' is set by Gauntlet for a managed server "
+                         "(it lives in " + options_.dir + "); leave it out");
+  }
   if (!HasOption(options_.mysqld, "innodb_log_file_size")) options_.mysqld.push_back(kDefaultLogFileSize);
   // Unix socket paths are limited to 107 bytes.
   socket_ = (fs::path(options_.dir) / "mysqld.sock").string();
@@ -86,9 +134,10 @@ ManagedServer::ManagedServer(ServerOptions options) : options_(std::move(options
 ManagedServer::ManagedServer(ManagedServer&& o) noexcept
     : options_(std::move(o.options_)), socket_(std::move(o.socket_)), port_(o.port_), pid_(o.pid_),
       child_(o.child_), running_(o.running_), exit_signal_(o.exit_signal_),
-      ready_seconds_(o.ready_seconds_), log_offset_(o.log_offset_) {
+      ready_seconds_(o.ready_seconds_), log_offset_(o.log_offset_), lock_fd_(o.lock_fd_) {
   o.running_ = false;
   o.child_ = false;
+  o.lock_fd_ = -1;
 }
 
 ManagedServer ManagedServer::Attach(const std::string& dir) {
@@ -109,7 +158,7 @@ ManagedServer ManagedServer::Attach(const std::string& dir) {
   s.socket_ = info.value("socket", s.socket_);
   s.port_ = info.value("port", 0u);
   s.pid_ = info.value("pid", -1);
-  s.running_ = ProcessExists(s.pid_);
+  s.running_ = IsServerOf(s.pid_, s.datadir());
   s.log_offset_ = info.value("log_offset", size_t{0});
   return s;
 }
@@ -121,6 +170,23 @@ ManagedServer::~ManagedServer() {
     } catch (...) {
     }
   }
+  Unlock();
+}
+
+void ManagedServer::Lock() {
+  if (lock_fd_ >= 0) return;
+  const std::string path = (fs::path(options_.dir) / ".server.lock").string();
+  lock_fd_ = open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) throw InvalidInput({"server", 0, 0}, "cannot create " + path + ": " + std::strerror(errno));
+  if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    Unlock();
+    throw InvalidInput({"server", 0, 0}, options_.dir + " is in use: another Gauntlet process runs a server there");
+  }
+}
+
+void ManagedServer::Unlock() {
+  if (lock_fd_ >= 0) close(lock_fd_);
+  lock_fd_ = -1;
 }
 
 std::string ManagedServer::datadir() const { return (fs::path(options_.dir) / "data").string(); }
@@ -136,7 +202,17 @@ ConnectionParams ManagedServer::connection() const {
 
 void ManagedServer::Start() {
   if (running_ && Alive()) return;
+  CheckServerBinary(options_.binary);
   fs::create_directories(options_.dir);
+  Lock();
+  std::ifstream info_file(fs::path(options_.dir) / "server.json");
+  const nlohmann::json info = nlohmann::json::parse(info_file, nullptr, false);
+  if (info.is_object() && IsServerOf(info.value("pid", -1), datadir())) {
+    Unlock();
+    throw InvalidInput({"server", 0, 0}, "a server (pid " + std::to_string(info.value("pid", -1)) +
+                       ") already runs in " + options_.dir + "; stop it with: gauntlet server stop --dir " +
+                       options_.dir);
+  }
   if (!fs::exists(datadir())) {
     const std::string tpl = EnsureTemplate(options_.binary, options_.mysqld,
                                            TemplateCacheDir(options_.template_cache));
@@ -144,6 +220,7 @@ void ManagedServer::Start() {
   }
   const auto start = std::chrono::steady_clock::now();
   Launch();
+  WriteInfo();  // at once, so that `gauntlet server stop` finds even a server that never gets ready
   WaitReady();
   ready_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   WriteInfo();
@@ -172,6 +249,7 @@ void ManagedServer::Launch() {
   so.cwd = datadir();
   so.output_file = (fs::path(options_.dir) / "stdout.log").string();
   so.unlimited_core = options_.core_file;
+  so.die_with_parent = options_.die_with_parent;
   pid_ = Spawn(argv, so);
   child_ = true;
   running_ = true;
@@ -233,12 +311,19 @@ bool ManagedServer::WaitExit(double timeout) {
 
 void ManagedServer::Kill(int signal) {
   if (!Alive()) return;
-  if (signal == SIGKILL) kill(pid_, SIGCONT);  // a stopped process dies only once continued
+  if (signal == SIGKILL) {
+    kill(pid_, SIGCONT);  // a stopped process dies only once continued
+    if (child_) kill(-pid_, SIGKILL);  // and its group: a wrapper script's children too
+  }
   kill(pid_, signal);
   if (signal == SIGKILL) WaitExit(30);
 }
 
 void ManagedServer::Stop(double timeout) {
+  struct Release {
+    ManagedServer* s;
+    ~Release() { s->Unlock(); }
+  } release{this};
   if (!Alive()) return;
   if (IsStopped(pid_)) return Kill(SIGKILL);
   ConnectionParams params = connection();
@@ -259,7 +344,15 @@ void ManagedServer::Restart() {
 }
 
 CrashReport ManagedServer::Crash() const {
-  CrashReport r = ParseCrashReport(ReadFrom(error_log(), log_offset_));
+  const std::string log = ReadFrom(error_log(), log_offset_);
+  CrashReport r = ParseCrashReport(log);
+  // A SHUTDOWN statement (or SIGTERM) ends the server with this line and no
+  // crash section: the process is gone, but nothing crashed.
+  if (r.empty() && exit_signal_ == 0 && log.find("Shutdown complete") != std::string::npos) {
+    r.shutdown = true;
+    r.log_excerpt = log.substr(log.size() > 4000 ? log.size() - 4000 : 0);
+    return r;
+  }
   if (r.signal == 0 && exit_signal_ != 0) {
     r.signal = exit_signal_;
     if (r.signature.empty()) r.signature = "signal " + std::to_string(exit_signal_) + ": (no backtrace in the error log)";

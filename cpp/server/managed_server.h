@@ -6,7 +6,10 @@
 // need to find it). The server runs with --no-defaults, so no configuration of
 // the machine leaks in, and without TCP unless asked (then 127.0.0.1 on a free
 // port). A server that refuses to start raises ServerError carrying the error
-// log's [ERROR] lines; a server that dies is described by Crash().
+// log's [ERROR] lines; a server that dies is described by Crash(). Usage
+// mistakes are InvalidInput instead: a binary that is no server, an option
+// Gauntlet sets itself (socket, datadir, port ...), or a directory where
+// another server of ours runs (a lock, and the pid in server.json).
 //
 // Not thread-safe; the executor reads pid() and Alive() from its watchdog
 // thread only after Start() returned.
@@ -34,6 +37,7 @@ struct ServerOptions {
   double start_timeout = 60;         // seconds until ready, else ServerError
   std::string template_cache;        // "" = $GAUNTLET_CACHE or ~/.cache/gauntlet
   bool core_file = true;             // --core-file and an unlimited core size
+  bool die_with_parent = false;      // killed when the starting thread ends (see SpawnOptions)
 };
 
 class ServerError : public Error {
@@ -83,6 +87,8 @@ class ManagedServer {
   void WaitReady();
   void WriteInfo() const;
   bool WaitExit(double timeout);
+  void Lock();
+  void Unlock();
 
   ServerOptions options_;
   std::string socket_;
@@ -93,6 +99,7 @@ class ManagedServer {
   int exit_signal_ = 0;
   double ready_seconds_ = 0;
   size_t log_offset_ = 0;  // where this start's part of the error log begins
+  int lock_fd_ = -1;       // DIR/.server.lock, held from Start() to Stop()
 };
 
 }  // namespace gauntlet

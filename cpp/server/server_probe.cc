@@ -23,7 +23,11 @@ bool ExternalServerProbe::Alive() {
   ConnectionParams p = params_;
   p.connect_timeout = 5;
   Outcome error;
-  return Connection::Open(p, &error) != nullptr;
+  if (Connection::Open(p, &error)) return true;
+  // A server that answers with an error of its own (1040 too many
+  // connections, 1045 access denied ...) is alive; client errors (2000 and
+  // up: cannot connect, lost) say it is not.
+  return error.error_code != 0 && error.error_code < 2000;
 }
 
 }  // namespace gauntlet

@@ -15,10 +15,17 @@ namespace {
 // generator runs with the GIL released.
 struct PyRule {
   std::shared_ptr<py::function> fn;
+  std::string name;
+  // A Python exception becomes a GenerationError here, with the GIL held:
+  // it crosses the engine's threads as a plain C++ error.
   std::string operator()(RuleContext& ctx) const {
     py::gil_scoped_acquire gil;
-    py::object result = (*fn)(py::cast(&ctx, py::return_value_policy::reference));
-    return result.is_none() ? std::string() : py::str(result).cast<std::string>();
+    try {
+      py::object result = (*fn)(py::cast(&ctx, py::return_value_policy::reference));
+      return result.is_none() ? std::string() : py::str(result).cast<std::string>();
+    } catch (py::error_already_set& e) {
+      throw GenerationError("Python rule '" + name + "' raised " + e.what());
+    }
   }
 };
 
@@ -116,7 +123,7 @@ void RegisterGrammar(py::module_& m) {
       .def("add_file", &Grammar::AddFile)
       .def("add_text", &Grammar::AddText, py::arg("text"), py::arg("file") = "<string>")
       .def("define", [](Grammar& g, const std::string& name, py::function fn) {
-        g.DefineCallback(name, PyRule{HoldWithGil(std::move(fn))});
+        g.DefineCallback(name, PyRule{HoldWithGil(std::move(fn)), name});
       })
       .def("finish", &Grammar::Finish)
       .def_property_readonly("rules", [](const Grammar& g) {
@@ -213,11 +220,11 @@ void RegisterGrammar(py::module_& m) {
         for (size_t i = 0; i < n; ++i) bytes += g.Next().size();
         return bytes;
       }, py::arg("n"))
-      .def("replay", [](Generator& g, const py::iterable& choices, const std::string& rule) {
+      .def("replay", [](Generator& g, const py::iterable& choices, const std::string& rule, bool strict) {
         const ChoiceSeq seq = FromList(choices);
         py::gil_scoped_release release;
-        return g.Replay(seq, rule);
-      }, py::arg("choices"), py::arg("rule") = "")
+        return g.Replay(seq, rule, strict);
+      }, py::arg("choices"), py::arg("rule") = "", py::arg("strict") = true)
       .def("coverage", &Generator::coverage)
       .def_property_readonly("count", &Generator::count)
       .def_property_readonly("seed", [](const Generator& g) { return g.options().seed; })

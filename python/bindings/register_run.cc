@@ -110,7 +110,8 @@ void RegisterRun(py::module_& m) {
       .def_readwrite("tcp", &ServerOptions::tcp)
       .def_readwrite("start_timeout", &ServerOptions::start_timeout)
       .def_readwrite("template_cache", &ServerOptions::template_cache)
-      .def_readwrite("core_file", &ServerOptions::core_file);
+      .def_readwrite("core_file", &ServerOptions::core_file)
+      .def_readwrite("die_with_parent", &ServerOptions::die_with_parent);
 
   py::class_<ManagedServer>(m, "ManagedServer")
       .def(py::init<ServerOptions>())
@@ -141,6 +142,9 @@ void RegisterRun(py::module_& m) {
       .def_property_readonly("options", &ManagedServer::options);
 
   m.def("is_mariadb", &IsMariaDB);
+  // True when a server answers at `params`, even if only with an error.
+  m.def("server_answers", [](const ConnectionParams& p) { return ExternalServerProbe(p).Alive(); },
+        py::call_guard<py::gil_scoped_release>());
   m.def("template_cache_dir", &TemplateCacheDir, py::arg("configured") = "");
   m.def("copy_datadir", &CopyDatadir, py::arg("source"), py::arg("target"),
         py::call_guard<py::gil_scoped_release>());
@@ -150,19 +154,40 @@ void RegisterRun(py::module_& m) {
   });
   m.def("default_values", &DefaultValues);
   m.def("create_table_sql", &CreateTableSql);
-  m.def("load_schema", [](Connection& c, const Schema& schema, uint64_t seed) {
+  // `cancelled()` is asked between batches (with the GIL, after pending
+  // signal handlers ran); returning True ends the load early.
+  m.def("load_schema", [](Connection& c, const Schema& schema, uint64_t seed, bool strict,
+                          py::object cancelled) {
+    LoadOptions o;
+    o.seed = seed;
+    o.strict = strict;
+    if (!cancelled.is_none()) {
+      o.cancelled = [&cancelled] {
+        py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) {
+          PyErr_Clear();
+          return true;
+        }
+        return py::bool_(cancelled()).cast<bool>();
+      };
+    }
     LoadStats s;
     {
       py::gil_scoped_release release;
-      s = LoadSchema(c, schema, seed);
+      s = LoadSchema(c, schema, o);
     }
     py::dict d;
     d["tables"] = s.tables;
     d["rows"] = s.rows;
     d["seconds"] = s.seconds;
     d["warnings"] = s.warnings;
+    d["cancelled"] = s.cancelled;
     return d;
-  });
+  }, py::arg("connection"), py::arg("schema"), py::arg("seed"), py::arg("strict") = true,
+     py::arg("cancelled") = py::none());
+  // The summary of a run that ended before any session started: the same
+  // shape summary.json always has.
+  m.def("empty_summary", [] { return ToPython(RunResult().ToJson()); });
   m.def("introspect_schema", &IntrospectSchema, py::arg("connection"),
         py::arg("databases") = std::vector<std::string>{}, py::call_guard<py::gil_scoped_release>());
 
@@ -174,6 +199,7 @@ void RegisterRun(py::module_& m) {
       .def_readwrite("seed", &RunOptions::seed)
       .def_readwrite("statement_timeout", &RunOptions::statement_timeout)
       .def_readwrite("hang_timeout", &RunOptions::hang_timeout)
+      .def_readwrite("generate_timeout", &RunOptions::generate_timeout)
       .def_readwrite("out_dir", &RunOptions::out_dir)
       .def_readwrite("statement_log", &RunOptions::statement_log)
       .def_readwrite("max_depth", &RunOptions::max_depth);

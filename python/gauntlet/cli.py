@@ -1,9 +1,11 @@
 """The `gauntlet` command.
 
 Exit codes: 0 success (a run found nothing), 1 a run found something (crash,
-hang, corruption, a server that would not start), 2 bad usage or input (the
-message names the file, line and column, or the option), 130 interrupted by
-Ctrl-C (the results written so far stay readable).
+shutdown, hang, corruption, unreachable, a server that would not start), 2 bad
+usage or input (the message names the file, line and column, or the option;
+also a grammar that fails or gets stuck during the run), 128+N when signal N
+stopped it: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (the results written so far
+stay readable and the server is stopped).
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ from .server import ManagedServer, ServerError
 RUN_DEFAULTS = {
     "grammar": None, "redefine": [], "data": None, "threads": 2, "duration": 30.0, "queries": 0,
     "seed": 1, "server": "default", "mysqld": [], "out": "gauntlet-run", "statement_timeout": 0.0,
-    "hang_timeout": 60.0, "statement_log": False, "max_depth": 64, "keep_server": False,
-    "data_template": False,
+    "hang_timeout": 60.0, "generate_timeout": 10.0, "statement_log": False, "max_depth": 64,
+    "keep_server": False, "data_template": False, "overwrite": False,
 }
+# Settings whose value is text (the others are numbers or flags, checked by run()).
+_TEXT = {"grammar": str, "data": str, "server": str, "out": str}
+_LISTS = ("redefine", "mysqld")
 
 
 def _gensql(args: argparse.Namespace) -> int:
@@ -70,15 +75,29 @@ def _read_config(path: str) -> dict:
         raise InvalidInput(f"{path}:{e.lineno}:{e.colno}: {e.msg}") from None
     except ValueError as e:  # tomllib.TOMLDecodeError says "(at line N, column M)"
         raise InvalidInput(f"{path}: {e}") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
+        raise InvalidInput(f"{path}: cannot read the config file: {getattr(e, 'strerror', None) or e}") from None
+    if not isinstance(config, dict):
+        raise InvalidInput(f"{path}: a config file holds settings by name (a JSON object or TOML table), "
+                           f"not a {type(config).__name__}")
     config = {k.replace("-", "_"): v for k, v in config.items()}
     unknown = sorted(set(config) - set(RUN_DEFAULTS))
     if unknown:
         raise InvalidInput(f"{path}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(RUN_DEFAULTS)}")
     for key, value in config.items():
         default = RUN_DEFAULTS[key]
-        if default is not None and not isinstance(value, type(default)) and not (
-                isinstance(default, float) and isinstance(value, int)):
-            raise InvalidInput(f"{path}: setting {key!r} must be {type(default).__name__}, not {value!r}")
+        if key in _TEXT:
+            ok = isinstance(value, str) or (key == "data" and value is None)
+        elif key in _LISTS:
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        elif isinstance(default, bool):
+            ok = isinstance(value, bool)
+        else:  # numbers: run() checks the range; bools are no numbers here
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not ok:
+            want = {str: "text", list: "a list of text", bool: "true or false"}.get(
+                _TEXT.get(key) or (list if key in _LISTS else type(default)), "a number")
+            raise InvalidInput(f"{path}: setting {key!r} must be {want}, not {value!r}")
     return config
 
 
@@ -90,17 +109,8 @@ def _run(args: argparse.Namespace) -> int:
     settings.update({k: v for k, v in vars(args).items() if k in RUN_DEFAULTS and v is not None})
     if not settings["grammar"]:
         raise InvalidInput("--grammar is required (or 'grammar' in the config file)")
-    for key in ("threads", "queries", "max_depth"):
-        if settings[key] < (1 if key != "queries" else 0):
-            raise InvalidInput(f"--{key.replace('_', '-')} must be positive")
-    if settings["duration"] <= 0 and settings["queries"] == 0:
-        raise InvalidInput("give --duration or --queries: the run needs an end")
-    keep = settings.pop("keep_server")
-    result = run(settings.pop("grammar"), redefine=settings.pop("redefine"), progress=True,
-                 keep_server=keep, **settings)
+    result = run(settings.pop("grammar"), progress=True, **settings)
     print(result.table())
-    if result.summary().get("stop_reason") == "interrupted":
-        return 130
     return result.exit_code
 
 
@@ -166,6 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", help="results directory (default gauntlet-run)")
     r.add_argument("--statement-timeout", type=float, help="seconds per statement (default: none)")
     r.add_argument("--hang-timeout", type=float, help="seconds without progress = hang (default 60)")
+    r.add_argument("--generate-timeout", type=float,
+                   help="seconds one query's generation may take before the grammar counts as stuck (default 10)")
+    r.add_argument("--overwrite", action="store_true", default=None,
+                   help="replace an earlier run's results in --out (otherwise refused)")
     r.add_argument("--statement-log", action="store_true", default=None, help="log every statement")
     r.add_argument("--max-depth", type=int, help="grammar nesting limit (default 64)")
     r.add_argument("--keep-server", action="store_true", default=None, help="leave the server running")
@@ -190,9 +204,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    if (getattr(args, "queries", 0) or 0) < 0:
-        print("gauntlet: --queries must be >= 0", file=sys.stderr)
-        return 2
     try:
         return args.func(args)
     except InvalidInput as e:

@@ -31,12 +31,19 @@ def load_data_spec(path: str) -> Schema:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise _core.InvalidInput(f"{path}: data spec not found")
+    if os.path.isdir(path):
+        raise _core.InvalidInput(f"{path}: a data spec is a file, not a folder")
     if path.endswith(".json"):
-        return Schema.from_json(path)
+        schema = Schema.from_json(path)
+        schema._source = path
+        return schema
     if ".zz" in os.path.basename(path):
         with open(path) as f:
             spec = json.loads(_core.perl_data_to_json(f.read(), path))
-        return schema_from_zz(spec, path)
+        schema = schema_from_zz(spec, path)
+        schema._lenient = True  # like RQG's gendata: tables the server refuses are skipped
+        schema._source = path
+        return schema
     raise _core.InvalidInput(f"{path}: unknown data spec format (expected .json or .zz)")
 
 

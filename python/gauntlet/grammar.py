@@ -154,8 +154,11 @@ class Generator:
     def next_statement(self) -> "_core.Statement":
         return self._gen.next_statement()
 
-    def replay(self, choices: Iterable, rule: str = "") -> str:
-        return self._gen.replay(list(choices), rule)
+    def replay(self, choices: Iterable, rule: str = "", strict: bool = True) -> str:
+        """The text that ``choices`` (from ``next_statement()``) give. Strict: choices that do
+        not fit this grammar raise InvalidInput; ``strict=False`` clamps them and pads with 0
+        (what shrinking wants)."""
+        return self._gen.replay(list(choices), rule, strict)
 
     def coverage(self) -> "Coverage":
         return Coverage(self._gen.coverage())

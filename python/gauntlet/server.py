@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import configparser
 import os
+import re
 import signal
 import urllib.parse
 from typing import Iterable, Mapping, Optional, Sequence, Union
@@ -25,6 +26,29 @@ def _option_list(mysqld: Union[None, Mapping[str, object], Iterable[str]]) -> li
     return [item[2:] if item.startswith("--") else item for item in items]
 
 
+def _redact(dsn: str) -> str:
+    """The DSN with any password replaced by ***."""
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", dsn)
+
+
+def _option_file_password(path: str) -> Optional[str]:
+    """The [client] password of a MySQL option file, read literally (no %-interpolation).
+
+    Errors name the file and never quote its content: it holds a secret.
+    """
+    if not os.path.exists(path):
+        return None
+    cnf = configparser.RawConfigParser(allow_no_value=True, strict=False)
+    try:
+        cnf.read(path)
+    except (configparser.Error, UnicodeDecodeError, OSError) as e:
+        raise _core.InvalidInput(f"{path}: cannot read the option file ({type(e).__name__})") from None
+    if cnf.has_option("client", "password"):
+        value = cnf.get("client", "password")
+        return value.strip("'\"") if value else ""
+    return None
+
+
 def parse_dsn(dsn: str, option_file: Optional[str] = None) -> "_core.ConnectionParams":
     """``mysql://USER[:PASSWORD]@HOST[:PORT]/DB`` or ``mysql://USER@localhost/DB?socket=PATH``.
 
@@ -32,32 +56,31 @@ def parse_dsn(dsn: str, option_file: Optional[str] = None) -> "_core.ConnectionP
     $MYSQL_PWD, or the [client] section of ``option_file`` (default
     ~/.my.cnf). It is never printed: ``str(params)`` leaves it out.
     """
-    url = urllib.parse.urlparse(dsn)
-    if url.scheme not in ("mysql", "mariadb"):
-        raise _core.InvalidInput(f"{dsn!r}: a DSN starts with mysql://")
+    scheme = dsn.split("://", 1)[0] if "://" in dsn else ""
+    if scheme not in ("mysql", "mariadb"):
+        raise _core.InvalidInput(f"server: {_redact(dsn)!r} is not a MySQL DSN: it starts with mysql:// or "
+                                 "mariadb:// (other databases are not supported)")
+    try:
+        url = urllib.parse.urlparse(dsn)
+        port = url.port
+    except ValueError as e:
+        raise _core.InvalidInput(f"server: {_redact(dsn)!r}: {e} (a port is 1..65535)") from None
     p = _core.ConnectionParams()
     p.user = urllib.parse.unquote(url.username or "root")
     p.host = url.hostname or "localhost"
-    try:
-        p.port = url.port or 0
-    except ValueError:
-        raise _core.InvalidInput(f"{dsn!r}: the port is not a number") from None
+    p.port = port or 0
     p.database = url.path.lstrip("/")
     query = urllib.parse.parse_qs(url.query)
     unknown = set(query) - {"socket", "option_file"}
     if unknown:
-        raise _core.InvalidInput(f"{dsn!r}: unknown DSN parameter(s) {', '.join(sorted(unknown))}")
+        raise _core.InvalidInput(f"server: {_redact(dsn)!r}: unknown DSN parameter(s) {', '.join(sorted(unknown))}")
     if "socket" in query:
         p.socket = query["socket"][0]
     password = urllib.parse.unquote(url.password) if url.password else None
     password = password or os.environ.get("GAUNTLET_PASSWORD") or os.environ.get("MYSQL_PWD")
     if password is None:
         path = (query.get("option_file") or [option_file or os.path.expanduser("~/.my.cnf")])[0]
-        if os.path.exists(path):
-            cnf = configparser.ConfigParser(allow_no_value=True, strict=False)
-            cnf.read(path)
-            if cnf.has_option("client", "password"):
-                password = cnf.get("client", "password").strip("'\"")
+        password = _option_file_password(path)
     p.password = password or ""
     return p
 
@@ -120,7 +143,7 @@ class ManagedServer:
 
     def __init__(self, dir: str, *, binary: str = DEFAULT_BINARY, mysqld=None,
                  wrapper: Sequence[str] = (), tcp: bool = False, start_timeout: float = 60,
-                 core_file: bool = True, _core_server=None):
+                 core_file: bool = True, _die_with_parent: bool = False, _core_server=None):
         if _core_server is not None:
             self._s = _core_server
             return
@@ -132,6 +155,7 @@ class ManagedServer:
         o.tcp = tcp
         o.start_timeout = start_timeout
         o.core_file = core_file
+        o.die_with_parent = _die_with_parent
         self._s = _core.ManagedServer(o)
 
     @classmethod

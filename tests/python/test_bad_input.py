@@ -1,0 +1,192 @@
+"""Bad input: exit 2 with a message naming the file, line and column or the setting; never a
+traceback, never silently accepted, and nothing left running."""
+
+import json
+import os
+import time
+
+import gauntlet
+import pytest
+
+from conftest import REPO
+from faults import gauntlet_cli, processes_under
+
+OPTIMIZER = str(REPO / "grammars" / "optimizer.yy")
+
+
+def config(tmp_path, text: str, name: str = "run.json") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def data(tmp_path, spec: dict) -> str:
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec))
+    return str(path)
+
+
+def table(**overrides) -> dict:
+    t = {"name": "t1", "rows": 5, "columns": [{"name": "id", "type": "int", "primary": True}]}
+    t.update(overrides)
+    return {"tables": [t]}
+
+
+CASES = {
+    "config list": (lambda p: ["--config", config(p, "[1, 2]")], "not a list"),
+    "config null": (lambda p: ["--config", config(p, "null")], "not a NoneType"),
+    "config string": (lambda p: ["--config", config(p, '"x"')], "not a str"),
+    "config grammar number": (lambda p: ["--config", config(p, '{"grammar": 5}')], "'grammar' must be text"),
+    "config duration true": (lambda p: ["--config", config(p, '{"grammar": "g.yy", "duration": true}')],
+                             "'duration' must be a number"),
+    "config is a folder": (lambda p: ["--config", str(p)], "cannot read the config file"),
+    "config bad toml": (lambda p: ["--config", config(p, "threads = = 2", "run.toml")], "line 1"),
+    "grammar is a folder": (lambda p: ["--grammar", str(p)], "folder"),
+    "grammar line and column": (lambda p: ["--grammar", config(p, "query: { 1 + } ;\n", "g.yy")], "g.yy:1:"),
+    "non-ASCII rule name": (lambda p: ["--grammar", config(p, "query: x ;\nnäme: 1 ;\n", "g.yy")], "g.yy:2:1"),
+    "duration nan": (lambda p: ["--grammar", OPTIMIZER, "--duration", "nan"], "duration: must be a number"),
+    "duration inf": (lambda p: ["--grammar", OPTIMIZER, "--duration", "inf"], "duration: must be a number"),
+    "negative duration": (lambda p: ["--grammar", OPTIMIZER, "--duration", "-1"], "duration"),
+    "no end": (lambda p: ["--grammar", OPTIMIZER, "--duration", "0"], "the run needs an end"),
+    "seed too big": (lambda p: ["--grammar", OPTIMIZER, "--seed", str(2**64)], "seed: must be"),
+    "negative seed": (lambda p: ["--grammar", OPTIMIZER, "--seed", "-1"], "seed: must be"),
+    "negative timeout": (lambda p: ["--grammar", OPTIMIZER, "--statement-timeout", "-2"], "statement_timeout"),
+    "negative hang timeout": (lambda p: ["--grammar", OPTIMIZER, "--hang-timeout", "-2"], "hang_timeout"),
+    "threads 100000": (lambda p: ["--grammar", OPTIMIZER, "--threads", "100000"], "threads: must be"),
+    "threads 0": (lambda p: ["--grammar", OPTIMIZER, "--threads", "0"], "threads: must be"),
+    "out is a file": (lambda p: ["--grammar", OPTIMIZER, "--out", config(p, "x", "file")], "not a folder"),
+    "out is /dev/null": (lambda p: ["--grammar", OPTIMIZER, "--out", "/dev/null"], "not a folder"),
+    "out in /proc": (lambda p: ["--grammar", OPTIMIZER, "--out", "/proc/self/gauntlet"], "cannot write results"),
+    "server /bin/true": (lambda p: ["--grammar", OPTIMIZER, "--server", "/bin/true"], "not a MariaDB or MySQL"),
+    "server folder": (lambda p: ["--grammar", OPTIMIZER, "--server", "/usr/sbin"], "is a folder"),
+    "server missing": (lambda p: ["--grammar", OPTIMIZER, "--server", "/no/mariadbd"], "no such file"),
+    "postgres dsn": (lambda p: ["--grammar", OPTIMIZER, "--server", "postgres://u@h/db"], "not a MySQL DSN"),
+    "port 99999": (lambda p: ["--grammar", OPTIMIZER, "--server", "mysql://root@127.0.0.1:99999/t"], "port"),
+    "ipv6 nobody home": (lambda p: ["--grammar", OPTIMIZER, "--server", "mysql://root@[::1]:1/t"],
+                         "cannot connect to mysql://root@[::1]:1/t"),
+    "mysqld with a dsn": (lambda p: ["--grammar", OPTIMIZER, "--server", "mysql://root@127.0.0.1:1/t",
+                                     "--mysqld", "x=1"], "cannot apply to an external server"),
+    "mysqld socket": (lambda p: ["--grammar", OPTIMIZER, "--mysqld", f"socket={p}/x.sock"], "'socket' is set by"),
+    "negative rows": (lambda p: ["--grammar", OPTIMIZER, "--data", data(p, table(rows=-5))], "tables[0].rows"),
+    "unknown column type": (lambda p: ["--grammar", OPTIMIZER, "--data", data(p, table(columns=[
+        {"name": "id", "type": "intt"}]))], "creating table test.t1"),
+    "bad value expression": (lambda p: ["--grammar", OPTIMIZER, "--data", data(p, table(columns=[
+        {"name": "id", "type": "int", "values": "_uniform(5)"}]))], "_uniform needs a lower and an upper"),
+    "failing values": (lambda p: ["--grammar", OPTIMIZER, "--data", data(p, table(columns=[
+        {"name": "id", "type": "int", "values": "_uniform(1, "}]))], "loading table test.t1"),
+    "data spec folder": (lambda p: ["--grammar", OPTIMIZER, "--data", str(p)], "not a folder"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_input_exits_2_with_a_clear_message(tmp_path, case):
+    args, message = CASES[case]
+    argv = args(tmp_path)
+    if "--out" not in argv:
+        argv += ["--out", str(tmp_path / "out")]
+    r = gauntlet_cli("run", "--duration", "3", *argv)
+    assert r.returncode == 2, (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
+    assert "Traceback" not in r.stderr, r.stderr
+    assert message in r.stderr, r.stderr
+    assert processes_under(tmp_path) == []
+
+
+def test_python_refuses_what_the_cli_refuses(tmp_path):
+    g = gauntlet.Grammar.from_string("query: SELECT 1 ;")
+    for kwargs, message in [({"duration": 0, "queries": 0}, "needs an end"), ({"threads": True}, "threads"),
+                            ({"duration": float("nan")}, "duration"), ({"seed": -1}, "seed")]:
+        with pytest.raises(gauntlet.InvalidInput, match=message):
+            gauntlet.run(g, out=tmp_path / "o", **kwargs)
+
+
+def test_an_earlier_run_is_kept_unless_overwrite(tmp_path):
+    out = tmp_path / "out"
+    g = gauntlet.Grammar.from_string("query: SELECT 1 ;")
+    first = gauntlet.run(g, queries=3, duration=0, threads=1, out=out)
+    with pytest.raises(gauntlet.InvalidInput, match="holds an earlier run"):
+        gauntlet.run(g, queries=5, duration=0, threads=1, out=out)
+    assert json.loads((out / "summary.json").read_text())["statements"] == first.summary()["statements"] == 3
+    second = gauntlet.run(g, queries=5, duration=0, threads=1, out=out, overwrite=True)
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in events].count("start") == 1 and second.summary()["statements"] == 5
+
+
+def test_two_runs_on_one_folder_at_once_are_refused(tmp_path):
+    out = tmp_path / "out"
+    bg = gauntlet.Run(gauntlet.Grammar.from_string("query: SELECT SLEEP(0.1) ;"), duration=20, out=out).start()
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "events.jsonl").exists() and time.monotonic() < deadline:
+            assert bg.running, bg.wait()
+            time.sleep(0.05)
+        r = gauntlet_cli("run", "--grammar", OPTIMIZER, "--duration", "2", "--out", out)
+        assert r.returncode == 2 and "in use by another run" in r.stderr, r.stderr
+        with pytest.raises(gauntlet.InvalidInput, match="in use"):
+            gauntlet.ManagedServer(out / "server").start()
+    finally:
+        bg.stop()
+    assert processes_under(out) == []
+
+
+def test_option_file_password_with_percent_is_read_and_never_shown(tmp_path, monkeypatch):
+    monkeypatch.delenv("GAUNTLET_PASSWORD", raising=False)
+    monkeypatch.delenv("MYSQL_PWD", raising=False)
+    cnf = tmp_path / "my.cnf"
+    cnf.write_text("[client]\npassword=se%cr(et\n")
+    p = gauntlet.parse_dsn(f"mysql://qa@127.0.0.1:1/t?option_file={cnf}")
+    assert p.password == "se%cr(et" and "se%cr" not in str(p)
+    cnf.write_text("[client\npassword=se%cr(et\n")
+    with pytest.raises(gauntlet.InvalidInput) as e:
+        gauntlet.parse_dsn(f"mysql://qa@127.0.0.1:1/t?option_file={cnf}")
+    assert "se%cr" not in str(e.value)
+    r = gauntlet_cli("run", "--grammar", OPTIMIZER, "--server", f"mysql://qa:hunter2@127.0.0.1:1/t?bad=1",
+                     "--out", tmp_path / "o")
+    assert r.returncode == 2 and "hunter2" not in r.stderr + r.stdout
+
+
+def test_grammar_failures_during_the_run_end_it_cleanly(tmp_path):
+    big = "query: SELECT a ;\n" + "".join(f"{x}: {' '.join([y] * 40)} ;\n" for x, y in
+                                          [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")]) + "e: " + "Z" * 20 + " ;\n"
+    cases = {
+        "die": ("query: SELECT { $n++; die 'boom' if $n > 30; $n } ;", "Perl block died: boom"),
+        "exit": ("query: SELECT { $n++; exit(3) if $n > 30; 1 } ;", "exit(3) called"),
+        "kill": ("query: SELECT { kill 9, $$; 1 } ;", "kill() called"),
+        "too long": (big, "statement longer than"),
+        "loop": ("query: SELECT { while (1) {} ; 1 } ;", "generating one query took longer than 2 s"),
+        "sleep": ("query: SELECT { sleep 100; 1 } ;", "Perl block at"),
+    }
+    for name, (text, message) in cases.items():
+        path = tmp_path / f"{name.replace(' ', '_')}.yy"
+        path.write_text(text + "\n")
+        out = tmp_path / f"out-{path.stem}"
+        r = gauntlet_cli("run", "--grammar", path, "--data", "none", "--duration", "30",
+                         "--generate-timeout", "2", "--out", out)
+        assert r.returncode == 2, (name, r.stdout[-1500:], r.stderr[-1500:])
+        assert "Traceback" not in r.stderr
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["stop_reason"] == "error" and message in summary["error"]["message"], (name, summary["error"])
+        assert summary["seconds"] < 10, name
+        assert processes_under(out) == []
+
+
+def test_python_rule_that_raises_ends_the_run(tmp_path):
+    def rule(ctx):
+        raise ValueError("no value today")
+    g = gauntlet.Grammar.from_string("query: SELECT r ;", rules={"r": rule})
+    result = gauntlet.run(g, duration=10, out=tmp_path, data="none")
+    assert result.exit_code == 2
+    assert "Python rule 'r' raised ValueError: no value today" in result.summary()["error"]["message"]
+
+
+def test_a_runaway_generator_does_not_hold_up_the_deadline(tmp_path):
+    g = gauntlet.Grammar.from_string("query: SELECT 1 | SELECT { while (1) {} ; 1 } ;")
+    result = gauntlet.run(g, duration=2, generate_timeout=60, out=tmp_path, data="none")
+    s = result.summary()
+    assert s["stop_reason"] == "duration" and s["seconds"] < 4 and s["error"] is None
+
+
+def test_zz_data_file_cannot_end_gauntlet(tmp_path):
+    zz = tmp_path / "bad.zz"
+    zz.write_text("$tables = { rows => [1] };\nexit(3);\n")
+    r = gauntlet_cli("run", "--grammar", OPTIMIZER, "--data", zz, "--out", tmp_path / "o")
+    assert r.returncode == 2 and "exit(3) called" in r.stderr, r.stderr

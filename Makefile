@@ -10,7 +10,7 @@ DEBS    := cmake g++ make libboost-dev nlohmann-json3-dev libperl-dev libmariadb
            libbenchmark-dev clang libclang-rt-14-dev
 export PYTHONPATH := $(CURDIR)/python
 
-.PHONY: deps build test demo bench fuzz clean
+.PHONY: deps build test sanitize tsan asan demo bench fuzz clean
 
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -23,9 +23,20 @@ build: deps
 	cmake -S . -B $(BUILD) -DPython3_EXECUTABLE=$(PY) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD) -j$$(nproc)
 
-test: build
+test: build sanitize
 	cd $(BUILD) && ctest --output-on-failure -j2
 	$(PY) -m pytest tests/python -q -p no:cacheprovider
+
+# The C++ suite (the executor and servers under faults included) under
+# ThreadSanitizer and AddressSanitizer; any report fails the target.
+sanitize: tsan asan
+
+tsan asan: deps
+	cmake -S . -B build-$@ -DGAUNTLET_SANITIZE=$(if $(filter tsan,$@),thread,address) \
+	  -DGAUNTLET_BUILD_PYTHON=OFF -DPython3_EXECUTABLE=$(PY) >/dev/null
+	cmake --build build-$@ -j$$(nproc) --target gauntlet_tests
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=1" \
+	  build-$@/tests/gauntlet_tests --gtest_brief=1
 
 # The main job: a 30 s run of the stock optimizer grammar, 2 sessions, against
 # a MariaDB that Gauntlet bootstraps, starts, fills with RQG's tables and stops.
@@ -47,4 +58,4 @@ fuzz: deps
 	  -max_total_time=$${FUZZ_SECONDS:-180} -max_len=4096 -rss_limit_mb=4096
 
 clean:
-	rm -rf $(BUILD) build-fuzz python/gauntlet/_core*.so
+	rm -rf $(BUILD) build-fuzz build-tsan build-asan python/gauntlet/_core*.so

@@ -1,7 +1,8 @@
 #include "common/rng.h"
 
-#include "common/error.h"
 #include <cassert>
+
+#include "common/error.h"
 
 namespace gauntlet {
 namespace {

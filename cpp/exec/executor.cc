@@ -108,7 +108,6 @@ struct Executor::Shared {
   std::string stop_reason;
   RunResult result;
   std::ofstream events;
-  bool crash_reported = false;
   std::map<unsigned, uint64_t> connect_errors;
   std::map<unsigned, bool> corruption_seen;
   int64_t start_ns = 0;
@@ -170,10 +169,12 @@ Executor::~Executor() {
     if (w->thread.joinable()) w->thread.join();
 }
 
-void Executor::Stop(const std::string& reason) {
+bool Executor::Stop(const std::string& reason) {
   std::lock_guard<std::mutex> lock(shared_->mu);
-  if (shared_->stop_reason.empty()) shared_->stop_reason = reason;
+  const bool first = shared_->stop_reason.empty();
+  if (first) shared_->stop_reason = reason;
   shared_->stop = true;
+  return first;
 }
 
 // Opens the worker's session. False when the run is stopping, the server is
@@ -211,14 +212,7 @@ bool Executor::Connect(Worker& w) {
       f.thread = w.id;
       f.signature = "unreachable: error " + std::to_string(error.error_code);
       f.detail = "the server is alive but refused connections for " + Seconds(patience) + ": " + error.message;
-      bool first = false;
-      {
-        std::lock_guard<std::mutex> lock(shared_->mu);
-        first = !shared_->stop;
-        if (first) shared_->stop_reason = "unreachable";
-        shared_->stop = true;
-      }
-      if (first) shared_->AddFinding(std::move(f));
+      if (Stop("unreachable")) shared_->AddFinding(std::move(f));
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -227,14 +221,10 @@ bool Executor::Connect(Worker& w) {
 }
 
 void Executor::ReportCrash(Worker& w, std::string_view statement) {
-  {
-    std::lock_guard<std::mutex> lock(shared_->mu);
-    if (shared_->crash_reported) return;
-    shared_->crash_reported = true;
-  }
   // Stop first: collecting the report (gdb on a core) takes seconds, and the
-  // other sessions must not carry on against a dead server meanwhile.
-  Stop("crash");
+  // other sessions must not carry on against a dead server meanwhile. The
+  // session that stops the run reports; the others saw the same crash.
+  if (!Stop("crash")) return;
   Finding f;
   f.at = shared_->Since(NowNs());
   f.thread = w.id;
@@ -293,13 +283,13 @@ void Executor::RunSession(Worker& w) {
   }
   while (!shared_->stop) {
     if (options_.queries > 0 && w.queries >= options_.queries) break;
-    const auto gen_start = std::chrono::steady_clock::now();
-    w.generate_start = NowNs();
+    const int64_t gen_start = NowNs();
+    w.generate_start = gen_start;
     const std::string& query = w.generator->Next();
     w.generate_start = 0;
     ++w.queries;
     const std::vector<std::string_view> statements = SplitStatements(query);
-    w.generate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - gen_start).count();
+    w.generate_seconds += static_cast<double>(NowNs() - gen_start) / 1e9;
     if (statements.empty()) shared_->last_progress = NowNs();  // an empty query is not a hang
     for (const std::string_view sql : statements) {
       if (shared_->stop) break;

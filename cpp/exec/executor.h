@@ -127,7 +127,9 @@ class Executor {
   using Tick = std::function<bool(const SecondStats* closed)>;
   // Runs to the end.
   RunResult Run(const Tick& tick = nullptr);
-  void Stop(const std::string& reason = "stopped");  // from any thread
+  // From any thread. True when this call stopped the run (its reason is the
+  // run's stop_reason); false when it was stopping already.
+  bool Stop(const std::string& reason = "stopped");
 
  private:
   struct Worker;

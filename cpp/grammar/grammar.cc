@@ -1,11 +1,11 @@
 #include "grammar/grammar.h"
 
 #include <algorithm>
-#include <queue>
 #include <cctype>
 #include <climits>
 #include <filesystem>
 #include <fstream>
+#include <queue>
 #include <regex>
 #include <sstream>
 
@@ -366,11 +366,13 @@ void Grammar::ComputeHeights() {
     if (settled[r]) continue;
     settled[r] = true;
     rules_[r].height = h;
+    // Alternatives of settled rules are completed too, so that the first
+    // alternative of the least height is known below.
     for (const Use& u : used_by[r]) {
-      if (settled[u.rule] || pending[u.rule][u.alternative] == UINT32_MAX) continue;
+      if (pending[u.rule][u.alternative] == UINT32_MAX) continue;
       int& ah = height[u.rule][u.alternative];
       ah = std::max(ah, h + 1);
-      if (--pending[u.rule][u.alternative] == 0) queue.push({ah, u.rule});
+      if (--pending[u.rule][u.alternative] == 0 && !settled[u.rule]) queue.push({ah, u.rule});
     }
   }
   // The first alternative of the least height is the one taken past max_depth.

@@ -76,7 +76,8 @@ bool IsServerOf(pid_t pid, const std::string& datadir) {
   return cmdline.find("--datadir=" + datadir + '\0') != std::string::npos;
 }
 
-// Refuses what cannot be a MySQL-family server, before a template is made of it.
+}  // namespace
+
 void CheckServerBinary(const std::string& binary) {
   static std::mutex mu;
   static std::map<std::string, bool> checked;
@@ -98,6 +99,8 @@ void CheckServerBinary(const std::string& binary) {
   }
   checked[binary] = true;
 }
+
+namespace {
 
 bool IsStopped(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");

@@ -49,6 +49,10 @@ class ServerError : public Error {
   std::vector<std::string> log_errors_;
 };
 
+// Throws InvalidInput ("server: ...") unless `binary` is an executable
+// MariaDB or MySQL server (by its `--version`); checked once per path.
+void CheckServerBinary(const std::string& binary);
+
 class ManagedServer {
  public:
   explicit ManagedServer(ServerOptions options);

@@ -142,6 +142,8 @@ void RegisterRun(py::module_& m) {
       .def_property_readonly("options", &ManagedServer::options);
 
   m.def("is_mariadb", &IsMariaDB);
+  m.def("check_server_binary", &CheckServerBinary, py::arg("binary"),
+        py::call_guard<py::gil_scoped_release>());
   // True when a server answers at `params`, even if only with an error.
   m.def("server_answers", [](const ConnectionParams& p) { return ExternalServerProbe(p).Alive(); },
         py::call_guard<py::gil_scoped_release>());

@@ -303,15 +303,6 @@ def _claim_out(out: pathlib.Path, overwrite: bool):
     return lock
 
 
-def _check_binary(binary: str) -> None:
-    if not os.path.exists(binary):
-        raise _core.InvalidInput(f"server: {binary}: no such file")
-    if os.path.isdir(binary):
-        raise _core.InvalidInput(f"server: {binary} is a folder, not a server binary")
-    if not os.access(binary, os.X_OK):
-        raise _core.InvalidInput(f"server: {binary} is not executable")
-
-
 def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Union[None, str, Schema] = None,
         threads: int = 2, duration: float = 30, queries: int = 0, seed: int = 1,
         server: Union[str, ManagedServer] = "default", mysqld=None, out: Union[str, os.PathLike] = "gauntlet-run",
@@ -361,7 +352,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
             raise _core.InvalidInput("mysqld: server options cannot apply to an external server (a DSN); "
                                      "set them on that server")
     else:
-        _check_binary(DEFAULT_BINARY if server == "default" else server)
+        _core.check_server_binary(DEFAULT_BINARY if server == "default" else server)
     out = pathlib.Path(out)
     lock = _claim_out(out, overwrite)
     try:

@@ -1,0 +1,146 @@
+// The executor against real managed servers, with faults injected while
+// sessions run. Small enough to run under ThreadSanitizer (`make tsan`).
+#include "exec/executor.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include "server/managed_server.h"
+#include "server/server_probe.h"
+
+namespace gauntlet {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A started server in a fresh directory, removed afterwards.
+class Fixture {
+ public:
+  Fixture() : dir_(MakeDir()), server_(Options(dir_)), probe_(&server_) { server_.Start(); }
+  ~Fixture() {
+    server_.Stop(5);
+    fs::remove_all(dir_);
+  }
+  ManagedServer& server() { return server_; }
+
+  RunResult Run(const std::string& grammar, RunOptions options, std::function<void()> during = nullptr) {
+    ConnectionParams params = server_.connection();
+    params.database = "test";
+    Executor executor(Grammar::FromString(grammar, "<test>"), Schema::RqgDefault(), params, options, &probe_);
+    std::thread fault;
+    if (during) fault = std::thread(during);
+    RunResult r = executor.Run();
+    if (fault.joinable()) fault.join();
+    return r;
+  }
+
+ private:
+  static std::string MakeDir() {
+    char tmpl[] = "/tmp/gauntlet-exec-XXXXXX";
+    return mkdtemp(tmpl);
+  }
+  static ServerOptions Options(const std::string& dir) {
+    ServerOptions o;
+    o.dir = dir + "/server";
+    o.core_file = false;
+    return o;
+  }
+  std::string dir_;
+  ManagedServer server_;
+  ManagedServerProbe probe_;
+};
+
+RunOptions Sessions(int threads, double duration = 30) {
+  RunOptions o;
+  o.threads = threads;
+  o.duration = duration;
+  o.hang_timeout = 5;
+  return o;
+}
+
+// Exactly one finding, of `kind`, which is also why the run stopped.
+void ExpectOneFinding(const RunResult& r, const std::string& kind) {
+  ASSERT_EQ(r.findings.size(), 1u) << r.stop_reason;
+  EXPECT_EQ(r.findings[0].kind, kind);
+  EXPECT_EQ(r.stop_reason, kind);
+}
+
+constexpr char kLoad[] = "query: SELECT BENCHMARK(20000, MD5(_digit)) | SELECT _digit | SELECT { $n++ } ;\n";
+
+TEST(Executor, ServerCrashAtManyMomentsIsOneCrashFinding) {
+  std::mt19937 rng(7);
+  const int signals[] = {SIGSEGV, SIGKILL, SIGABRT};
+  for (int i = 0; i < 6; ++i) {
+    Fixture f;
+    const int sig = signals[i % 3];
+    const int delay_ms = static_cast<int>(rng() % 400);
+    const pid_t pid = f.server().pid();
+    const RunResult r = f.Run(kLoad, Sessions(i % 2 ? 8 : 2), [=] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      kill(pid, sig);
+    });
+    ExpectOneFinding(r, "crash");
+    if (r.findings.empty()) continue;
+    EXPECT_EQ(r.findings[0].signature.rfind("signal " + std::to_string(sig), 0), 0u) << r.findings[0].signature;
+    EXPECT_LT(r.seconds, 20);
+  }
+}
+
+TEST(Executor, StoppedServerIsOneHangFinding) {
+  Fixture f;
+  RunOptions o = Sessions(4);
+  o.hang_timeout = 1;
+  const pid_t pid = f.server().pid();
+  const RunResult r = f.Run(kLoad, o, [=] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(pid, SIGSTOP);
+  });
+  ExpectOneFinding(r, "hang");
+}
+
+TEST(Executor, ShutdownStatementIsAShutdownFinding) {
+  Fixture f;
+  const RunResult r = f.Run("query: ==FACTOR:100== SELECT _digit | SHUTDOWN ;\n", Sessions(4));
+  ExpectOneFinding(r, "shutdown");
+}
+
+TEST(Executor, PerlBlockThatDiesEndsTheRunWithAFailure) {
+  Fixture f;
+  const RunResult r = f.Run("query: SELECT { $n++; die 'boom' if $n > 20; $n } ;\n", Sessions(4));
+  ASSERT_TRUE(r.failure.has_value());
+  EXPECT_EQ(r.failure->kind, "grammar");
+  EXPECT_NE(r.failure->message.find("boom"), std::string::npos);
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_EQ(r.stop_reason, "error");
+}
+
+TEST(Executor, StuckPerlIsReportedAndInterrupted) {
+  Fixture f;
+  RunOptions o = Sessions(2);
+  o.generate_timeout = 1;
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult r = f.Run("query: SELECT 1 | SELECT { while (1) {} ; 1 } | SELECT { sleep 100; 1 } ;\n", o);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
+  ASSERT_TRUE(r.failure.has_value());
+  EXPECT_EQ(r.failure->kind, "stuck");
+  EXPECT_NE(r.failure->message.find("Perl block at <test>:1:"), std::string::npos) << r.failure->message;
+}
+
+TEST(Executor, DeadlineInterruptsARunawayBlock) {
+  Fixture f;
+  RunOptions o = Sessions(2, 1.5);
+  o.generate_timeout = 60;
+  const RunResult r = f.Run("query: SELECT 1 | SELECT { while (1) {} ; 1 } ;\n", o);
+  EXPECT_EQ(r.stop_reason, "duration");
+  EXPECT_FALSE(r.failure.has_value());
+  EXPECT_LT(r.seconds, 4);
+}
+
+}  // namespace
+}  // namespace gauntlet

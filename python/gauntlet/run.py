@@ -455,7 +455,10 @@ def _run_claimed(g, spec, settings, server, params, mysqld, out, statement_log, 
             if interrupts.signum is not None:
                 summary["stop_reason"] = "interrupted"
                 summary["signal"] = signal.Signals(interrupts.signum).name
-            (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+            try:
+                (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+            except OSError as e:  # a full or vanished disk under OUT: the result object still has it all
+                print(f"gauntlet: cannot write {out / 'summary.json'}: {e.strerror}", file=sys.stderr)
     return summary, timeline
 
 

@@ -286,3 +286,20 @@ def test_server_stop_stops_what_server_start_started(tmp_path):
     assert r.returncode == 2 and "already runs" in r.stderr
     assert gauntlet_cli("server", "stop", "--dir", tmp_path / "t").returncode == 0
     assert processes_under(tmp_path / "t") == []
+
+
+def test_full_disk_under_out_still_returns_the_result(tmp_path, capfd):
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if os.system(f"mount -t tmpfs -o size=64k tmpfs {mount} 2>/dev/null") != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root and mount rights)")
+    try:
+        (mount / "filler").write_bytes(b"x" * 60 * 1024)
+        g = Grammar.from_string("query: SELECT REPEAT('x', 2000) ;")
+        with ManagedServer(tmp_path / "server", core_file=False) as server:
+            result = gauntlet.run(g, server=server, threads=2, duration=2, statement_log=True, out=mount / "out")
+        assert result.summary()["statements"] > 0 and result.summary()["stop_reason"] == "duration"
+        err = capfd.readouterr().err
+        assert "cannot write" in err and "No space left" in err, err
+    finally:
+        os.system(f"umount -l {mount}")

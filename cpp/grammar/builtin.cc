@@ -153,7 +153,7 @@ std::optional<Builtin> ResolveBuiltin(const std::string& name,
     throw std::invalid_argument(name + " takes at most " +
                                 std::to_string(e.max_args) + " argument(s)");
   }
-  Builtin b{e.kind, e.quoted, e.a, e.b, e.c, false, name};
+  Builtin b{e.kind, e.quoted, e.a, e.b, e.c, false, name, e.max_args};
   if (args.size() > 0) { b.a = args[0]; b.has_a = true; }
   if (args.size() > 1) b.b = args[1];
   if (args.size() > 2) b.c = args[2];

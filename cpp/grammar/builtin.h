@@ -39,6 +39,7 @@ struct Builtin {
   double a = 0, b = 0, c = 0;
   bool has_a = false;
   std::string name;      // the token as written, for messages
+  int max_args = 0;      // how many `(a, b, c)` arguments it takes
 };
 
 // Returns nullopt when `name` (with its arguments) is not a built-in.

@@ -285,6 +285,14 @@ void Grammar::Classify() {
               } catch (const std::invalid_argument& e) {
                 throw InvalidInput(locate(d.file, rt.offset), e.what());
               }
+              // `_uniform(1, ` : a '(' right after a built-in that takes
+              // arguments, which the parser could not read as numbers.
+              const std::string& source = texts_[d.file];
+              const size_t after = rt.offset + rt.text.size();
+              if (b && b->max_args > 0 && !rt.has_args && rt.suffix.empty() && after < source.size() &&
+                  source[after] == '(')
+                throw InvalidInput(locate(d.file, after), rt.text + ": arguments are numbers separated by "
+                                                          "commas and closed by ')' on the same line");
               if (b) {
                 t.kind = Token::Kind::kBuiltin;
                 t.index = static_cast<uint32_t>(builtins_.size());

@@ -201,11 +201,13 @@ def _data_template(server: ManagedServer, spec: Schema, seed: int, mysqld) -> pa
 
 def _load(conn, spec: Schema, seed: int, info: dict, interrupts: _Interrupts, strict: bool) -> None:
     t0 = time.monotonic()
+    source = getattr(spec, "_source", "")
     try:
         info["load"] = _core.load_schema(conn, spec._s, seed, strict, lambda: bool(interrupts))
+    except _core.InvalidInput as e:  # a value expression that does not compile
+        raise _core.InvalidInput(f"data {source}: {e}".replace("data : ", "data: ")) from None
     except _core.GauntletError as e:
-        raise _core.InvalidInput(f"data {getattr(spec, '_source', '')}: the server refused it: {e}".replace(
-            "data : ", "data: ")) from None
+        raise _core.InvalidInput(f"data {source}: the server refused it: {e}".replace("data : ", "data: ")) from None
     info["load"]["rows_per_second"] = info["load"]["rows"] / max(info["load"]["seconds"], 1e-9)
     info["ready_with_data_seconds"] = info.get("server_ready_seconds", 0) + (time.monotonic() - t0)
     warnings = info["load"]["warnings"]

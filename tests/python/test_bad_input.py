@@ -73,7 +73,9 @@ CASES = {
     "bad value expression": (lambda p: ["--grammar", OPTIMIZER, "--data", data(p, table(columns=[
         {"name": "id", "type": "int", "values": "_uniform(5)"}]))], "_uniform needs a lower and an upper"),
     "failing values": (lambda p: ["--grammar", OPTIMIZER, "--data", data(p, table(columns=[
-        {"name": "id", "type": "int", "values": "_uniform(1, "}]))], "loading table test.t1"),
+        {"name": "id", "type": "int", "values": "_uniform(1, "}]))], "values of table test.t1.id"),
+    "unclosed built-in arguments": (lambda p: ["--grammar", config(p, "query: SELECT _uniform(1, ;\n", "g.yy")],
+                                    "g.yy:1:23: _uniform: arguments are numbers"),
     "data spec folder": (lambda p: ["--grammar", OPTIMIZER, "--data", str(p)], "not a folder"),
 }
 

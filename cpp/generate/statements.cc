@@ -23,9 +23,16 @@ void Push(std::vector<std::string_view>& out, std::string_view q, size_t begin, 
 
 std::vector<std::string_view> SplitStatements(std::string_view query) {
   std::vector<std::string_view> out;
+  SplitStatements(query, &out);
+  return out;
+}
+
+void SplitStatements(std::string_view query, std::vector<std::string_view>* pieces) {
+  std::vector<std::string_view>& out = *pieces;
+  out.clear();
   if (query.find(';') == std::string_view::npos || IsCompound(query)) {
     Push(out, query, 0, query.size());
-    return out;
+    return;
   }
   char quote = 0;
   size_t start = 0;
@@ -42,7 +49,6 @@ std::vector<std::string_view> SplitStatements(std::string_view query) {
     }
   }
   Push(out, query, start, query.size());
-  return out;
 }
 
 }  // namespace gauntlet

@@ -13,6 +13,8 @@
 namespace gauntlet {
 
 std::vector<std::string_view> SplitStatements(std::string_view query);
+// The same into `pieces` (cleared first), reusing its memory in hot loops.
+void SplitStatements(std::string_view query, std::vector<std::string_view>* pieces);
 
 }  // namespace gauntlet
 

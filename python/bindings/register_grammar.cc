@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "generate/generator.h"
+#include "generate/gensql.h"
 #include "generate/statements.h"
 
 namespace py = pybind11;
@@ -212,6 +213,10 @@ void RegisterGrammar(py::module_& m) {
         }
         return out;
       }, py::arg("n"))
+      .def("write", [](Generator& g, uint64_t n, int fd, bool semicolons) {
+        py::gil_scoped_release release;
+        return WriteQueries(g, n, fd, semicolons);
+      }, py::arg("n"), py::arg("fd"), py::arg("semicolons") = false)
       .def("advance", [](Generator& g, size_t n) {
         // Generates and discards n queries (to skip ahead, or to time the
         // engine alone); returns the bytes generated.
@@ -230,7 +235,7 @@ void RegisterGrammar(py::module_& m) {
       .def_property_readonly("seed", [](const Generator& g) { return g.options().seed; })
       .def_property_readonly("thread_id", [](const Generator& g) { return g.options().thread_id; });
 
-  m.def("split_statements", &SplitStatements, py::arg("query"),
+  m.def("split_statements", static_cast<std::vector<std::string_view> (*)(std::string_view)>(&SplitStatements), py::arg("query"),
         "Splits one generated query into statements, as RQG does.");
 }
 

@@ -17,7 +17,7 @@ import sys
 
 from . import GauntletError, InvalidInput
 from .data import load_data_spec
-from .grammar import Grammar, Schema, split_statements
+from .grammar import Grammar, Schema
 from .server import ManagedServer, ServerError
 
 # `gauntlet run` settings: name -> default. A config file (--config, JSON or
@@ -41,17 +41,12 @@ def _gensql(args: argparse.Namespace) -> int:
             print(f"warning: {w}", file=sys.stderr)
     schema = load_data_spec(args.schema) if args.schema else Schema.rqg_default()
     gen = grammar.generator(args.seed, schema, thread_id=args.thread, max_depth=args.max_depth)
-    out = sys.stdout
-    remaining = args.queries
-    while remaining > 0:
-        batch = gen.generate(min(remaining, 10000))
-        remaining -= len(batch)
-        lines = []
-        for query in batch:
-            for statement in split_statements(query):
-                lines.append(statement.replace("\n", " ") + ";\n" if args.semicolons
-                             else statement.replace("\n", " ") + "\n")
-        out.write("".join(lines))
+    try:
+        gen.write(max(args.queries, 0), sys.stdout, args.semicolons)
+    except GauntletError as e:
+        if "Broken pipe" in str(e):  # `gauntlet gensql ... | head`
+            return 0
+        raise
     if args.coverage:
         cov = gen.coverage()
         print(f"# {cov!r}", file=sys.stderr)

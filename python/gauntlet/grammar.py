@@ -147,6 +147,15 @@ class Generator:
     def generate(self, n: int) -> list:
         return self._gen.generate(n)
 
+    def write(self, n: int, file=None, semicolons: bool = False) -> int:
+        """Writes the next ``n`` queries to ``file`` (default stdout) as ``gauntlet gensql`` does:
+        one statement a line, ``;`` appended when asked. The engine writes to the file's
+        descriptor directly (the GIL is released). Returns the statements written."""
+        import sys
+        file = sys.stdout if file is None else file
+        file.flush()
+        return self._gen.write(n, file.fileno(), semicolons)
+
     def advance(self, n: int) -> int:
         """Generates and discards ``n`` queries; returns the bytes generated."""
         return self._gen.advance(n)

@@ -1,6 +1,7 @@
 #include "exec/executor.h"
 
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -39,11 +40,23 @@ bool IsCommit(std::string_view s) {
   return s.size() >= 6 && strncasecmp(s.data(), "COMMIT", 6) == 0;
 }
 
-std::string OneLine(std::string_view text) {
-  std::string s(text);
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return s;
+// A statement log line; SQL that is not UTF-8 (binary values) is kept exact
+// as "sql_hex" instead.
+std::string DumpLogLine(json& line) {
+  try {
+    return line.dump();
+  } catch (const json::type_error&) {
+    static const char kHex[] = "0123456789abcdef";
+    const std::string sql = line["sql"].get<std::string>();
+    std::string hex;
+    for (const unsigned char c : sql) {
+      hex += kHex[c >> 4];
+      hex += kHex[c & 15];
+    }
+    line.erase("sql");
+    line["sql_hex"] = hex;
+    return line.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
 }
 
 }  // namespace
@@ -52,8 +65,7 @@ json Finding::ToJson() const {
   json j = {{"kind", kind}, {"at", at}, {"signature", signature}, {"detail", detail},
             {"thread", thread}, {"statement", statement}};
   if (!crash.empty() || !crash.gdb_backtrace.empty()) {
-    j["crash"] = {{"signal", crash.signal}, {"assertion", crash.assertion}, {"frames", crash.frames},
-                  {"log_excerpt", crash.log_excerpt}, {"gdb_backtrace", crash.gdb_backtrace}};
+    j["crash"] = crash.ToJson();
   }
   return j;
 }
@@ -71,8 +83,12 @@ json SecondStats::ToJson() const {
 json RunResult::ToJson() const {
   json errs = json::array();
   for (const auto& [code, count] : errors) {
+    json examples = json::array();
+    if (auto it = error_examples.find(code); it != error_examples.end())
+      for (const ErrorExample& e : it->second) examples.push_back({{"statement", e.statement}, {"message", e.message}});
     errs.push_back({{"code", code}, {"name", ErrorTable::Default().Name(code)},
-                    {"kind", OutcomeKindName(ErrorTable::Default().Classify(code))}, {"count", count}});
+                    {"kind", OutcomeKindName(ErrorTable::Default().Classify(code))}, {"count", count},
+                    {"examples", examples}});
   }
   json f = json::array();
   for (const Finding& x : findings) f.push_back(x.ToJson());
@@ -85,6 +101,7 @@ json RunResult::ToJson() const {
           {"seed", seed},
           {"queries", queries},
           {"statements", statements},
+          {"cancelled", cancelled},
           {"transactions", transactions},
           {"statements_per_second", statements / s},
           {"transactions_per_second", transactions / s},
@@ -111,6 +128,15 @@ struct Executor::Shared {
   std::map<unsigned, uint64_t> connect_errors;
   std::map<unsigned, bool> corruption_seen;
   int64_t start_ns = 0;
+  std::atomic<uint64_t> seq{0};  // statements started, all sessions
+
+  // A script's turn: the rank of the statement that may start next, and the
+  // statements each session has finished.
+  std::mutex turn_mu;
+  std::condition_variable turn_cv;
+  uint64_t turn = 0;
+  int64_t turn_taken_ns = 0;  // when the statement before `turn` started
+  std::vector<uint64_t> finished;
 
   double Since(int64_t ns) const { return static_cast<double>(ns - start_ns) / 1e9; }
 
@@ -139,8 +165,10 @@ struct Executor::Worker {
   KindCounts second_kinds{};
   uint64_t second_commits = 0;
   std::map<unsigned, uint64_t> errors;
+  std::map<unsigned, std::vector<RunResult::ErrorExample>> error_examples;
   std::string current;
   uint64_t queries = 0;
+  uint64_t cancelled = 0;  // statements that returned after the run stopped
   double generate_seconds = 0;
 
   std::atomic<int64_t> statement_start{0};  // 0 when idle
@@ -157,10 +185,19 @@ Executor::Executor(std::shared_ptr<const Grammar> grammar, Schema schema, Connec
       options_(std::move(options)),
       probe_(probe),
       shared_(std::make_unique<Shared>()) {
-  if (options_.threads < 1) throw InvalidInput({"--threads", 0, 0}, "needs at least one thread");
+  if (options_.threads < 1 && grammar_) throw InvalidInput({"--threads", 0, 0}, "needs at least one thread");
   // No client read timeout (it costs a poll() per read); a session stuck on a
   // hung server is freed by Abort() from the watchdog instead.
   connection_.read_timeout = 0;
+}
+
+Executor::Executor(std::shared_ptr<const Script> script, ConnectionParams connection, RunOptions options,
+                   ServerProbe* probe)
+    : Executor(nullptr, Schema(), std::move(connection), std::move(options), probe) {
+  script_ = std::move(script);
+  options_.threads = static_cast<int>(script_->sessions.size());
+  shared_->finished.assign(script_->sessions.size(), 0);
+  options_.queries = 0;
 }
 
 Executor::~Executor() {
@@ -195,7 +232,7 @@ bool Executor::Connect(Worker& w) {
       if (options_.statement_timeout > 0)
         fresh->Execute("SET SESSION max_statement_time = " + std::to_string(options_.statement_timeout));
       w.connection_id = fresh->id();
-      w.generator->set_connection_id(fresh->id());
+      if (w.generator) w.generator->set_connection_id(fresh->id());
       std::lock_guard<std::mutex> lock(w.mu);
       w.connection = std::move(fresh);
       return true;
@@ -230,6 +267,13 @@ void Executor::ReportCrash(Worker& w, std::string_view statement) {
   f.thread = w.id;
   f.statement = statement;
   if (probe_ != nullptr) f.crash = probe_->Crash();
+  // The session that noticed first need not be the one that crashed it: the
+  // server's own report names the statement and its session.
+  if (!f.crash.query.empty()) {
+    f.statement = f.crash.query;
+    for (const auto& other : workers_)
+      if (other->connection_id == f.crash.connection_id) f.thread = other->id;
+  }
   if (f.crash.shutdown) {
     f.kind = "shutdown";
     f.signature = "shutdown: the server shut down normally (a SHUTDOWN statement or a signal)";
@@ -275,46 +319,119 @@ void Executor::WorkerLoop(Worker& w) {
   w.done = true;
 }
 
+void Executor::LogStatement(Worker& w, uint64_t seq, size_t piece, int64_t start_ns, int64_t end_ns,
+                            const char* outcome, const Outcome& o, std::string_view sql, const json& key) {
+  json line = {{"seq", seq}, {"thread", w.id}, {"query", w.queries - 1}, {"piece", piece},
+               {"start", static_cast<double>(start_ns) / 1e9}, {"end", static_cast<double>(end_ns) / 1e9},
+               {"outcome", outcome}, {"error", o.error_code}, {"sql", sql}};
+  if (piece == 0 && !key.is_null()) line["key"] = key;
+  w.log << DumpLogLine(line) << '\n';
+}
+
+bool Executor::WaitTurn(const Worker& w, const ScriptStatement& s) {
+  // Long enough for the statements a run finished first to finish here too;
+  // short enough that a lock the replay takes differently cannot stall it.
+  constexpr auto kGrace = std::chrono::seconds(2);
+  std::unique_lock<std::mutex> lock(shared_->turn_mu);
+  const auto ready = [&] {
+    for (size_t x = 0; x < shared_->finished.size(); ++x)
+      if (static_cast<int>(x) != w.id - 1 && shared_->finished[x] < script_->MustFinishBefore(x, s)) return false;
+    return true;
+  };
+  std::optional<Clock::time_point> turn_at;
+  while (true) {
+    if (shared_->stop) return false;
+    if (shared_->turn == s.rank) {
+      if (!turn_at) turn_at = Clock::now();
+      if (ready() || Clock::now() - *turn_at > kGrace) {
+        const int64_t due = shared_->turn_taken_ns + static_cast<int64_t>(s.gap * 1e9);
+        lock.unlock();
+        for (int64_t now = NowNs(); now < due && !shared_->stop; now = NowNs())
+          std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(due - now, 50'000'000)));
+        return !shared_->stop;
+      }
+    }
+    shared_->turn_cv.wait_for(lock, std::chrono::milliseconds(20));
+  }
+}
+
 void Executor::RunSession(Worker& w) {
   const int64_t start = shared_->start_ns;
   if (!Connect(w)) {
     if (!shared_->stop) ReportCrash(w, "");
     return;
   }
+  std::vector<std::string_view> statements;
+  size_t cursor = 0;  // into the script session
   while (!shared_->stop) {
     if (options_.queries > 0 && w.queries >= options_.queries) break;
-    const int64_t gen_start = NowNs();
-    w.generate_start = gen_start;
-    const std::string& query = w.generator->Next();
-    w.generate_start = 0;
+    const ScriptStatement* scripted = nullptr;
+    json key;
+    if (script_) {
+      const auto& mine = script_->sessions[w.id - 1];
+      if (cursor == mine.size()) break;
+      scripted = &mine[cursor++];
+      statements.assign(1, scripted->sql);
+    } else {
+      if (w.log.is_open()) key = w.generator->NextKey().ToJson();
+      const int64_t gen_start = NowNs();
+      w.generate_start = gen_start;
+      const std::string& query = w.generator->Next();
+      w.generate_start = 0;
+      SplitStatements(query, &statements);
+      w.generate_seconds += static_cast<double>(NowNs() - gen_start) / 1e9;
+    }
     ++w.queries;
-    const std::vector<std::string_view> statements = SplitStatements(query);
-    w.generate_seconds += static_cast<double>(NowNs() - gen_start) / 1e9;
     if (statements.empty()) shared_->last_progress = NowNs();  // an empty query is not a hang
-    for (const std::string_view sql : statements) {
+    for (size_t piece = 0; piece < statements.size(); ++piece) {
+      const std::string_view sql = statements[piece];
       if (shared_->stop) break;
+      if (scripted != nullptr && script_->ordered && !WaitTurn(w, *scripted)) return;
       {
         std::lock_guard<std::mutex> lock(w.mu);
         w.current = sql;
       }
       w.statement_start = NowNs();
+      const uint64_t seq = shared_->seq.fetch_add(1);
+      if (scripted != nullptr && script_->ordered) {
+        {
+          std::lock_guard<std::mutex> lock(shared_->turn_mu);
+          ++shared_->turn;
+          shared_->turn_taken_ns = NowNs();
+        }
+        shared_->turn_cv.notify_all();
+      }
       Outcome o = w.connection->Execute(sql);
+      if (scripted != nullptr && script_->ordered) {
+        {
+          std::lock_guard<std::mutex> lock(shared_->turn_mu);
+          ++shared_->finished[w.id - 1];
+        }
+        shared_->turn_cv.notify_all();
+      }
+      const int64_t started = w.statement_start;
       w.statement_start = 0;
       const int64_t now = NowNs();
       shared_->last_progress = now;
+      if (shared_->stop) {
+        // In flight when the run ended (and cancelled by it): neither an
+        // error nor a latency of the workload.
+        ++w.cancelled;
+        if (w.log.is_open()) LogStatement(w, seq, piece, started - start, now - start, "cancelled", o, sql, key);
+        return;
+      }
       const bool lost = o.kind == OutcomeKind::kConnectionLost;
       if (lost && !shared_->stop && probe_ != nullptr && !probe_->Alive()) o.kind = OutcomeKind::kServerCrashed;
       {
         std::lock_guard<std::mutex> lock(w.mu);
         w.second.Record(o.nanos);
         ++w.second_kinds[static_cast<size_t>(o.kind)];
-        if (o.error_code != 0) ++w.errors[o.error_code];
+        if (o.error_code != 0 && ++w.errors[o.error_code] <= RunResult::kExamplesPerError)
+          w.error_examples[o.error_code].push_back({std::string(sql.substr(0, 2000)), o.message});
         if (o.ok() && IsCommit(sql)) ++w.second_commits;
       }
-      if (w.log.is_open()) {
-        w.log << Ms(now - start) << '\t' << OutcomeKindName(o.kind) << '\t' << o.error_code << '\t'
-              << Ms(o.nanos) << '\t' << OneLine(sql) << '\n';
-      }
+      if (w.log.is_open())
+        LogStatement(w, seq, piece, started - start, now - start, OutcomeKindName(o.kind), o, sql, key);
       if (o.kind == OutcomeKind::kCorruption) {
         bool first = false;
         {
@@ -350,7 +467,7 @@ void Executor::RunSession(Worker& w) {
   }
 }
 
-SecondStats Executor::CloseSecond(double t) {
+SecondStats Executor::CloseSecond(double t, bool whole) {
   SecondStats s;
   s.t = t;
   LatencyHistogram merged;
@@ -374,23 +491,22 @@ SecondStats Executor::CloseSecond(double t) {
   r.statements += s.statements;
   r.transactions += s.transactions;
   for (size_t k = 0; k < s.kinds.size(); ++k) r.kinds[k] += s.kinds[k];
-  json j = s.ToJson();
-  j["type"] = "second";
-  shared_->Event(j);
-  r.timeline.push_back(s);
+  if (whole) {
+    json j = s.ToJson();
+    j["type"] = "second";
+    shared_->Event(j);
+    r.timeline.push_back(s);
+  }
   return s;
 }
 
 void Executor::Watch(double now_s) {
   const int64_t now = NowNs();
   // KILL QUERY statements that outlive the timeout (a fallback where the
-  // server ignores max_statement_time), and, once the run is stopping, those
-  // still running a second later, so that a run ends on time.
+  // server ignores max_statement_time), and, once the run is stopping, all
+  // that still run, so that a run ends at its deadline.
   double limit_s = options_.statement_timeout > 0 ? options_.statement_timeout + 1.0 : 0;
-  if (shared_->stop) {
-    if (stop_ns_ == 0) stop_ns_ = now;
-    if (now - stop_ns_ > 1'000'000'000) limit_s = 0.001;
-  }
+  if (shared_->stop) limit_s = 1e-9;  // the run ends at its deadline: cancel what is in flight
   if (limit_s > 0) {
     const int64_t limit = static_cast<int64_t>(limit_s * 1e9);
     for (auto& w : workers_) {
@@ -445,27 +561,37 @@ void Executor::Watch(double now_s) {
 RunResult Executor::Run(const Tick& tick) {
   shared_->start_ns = NowNs();
   shared_->last_progress = shared_->start_ns;
+  if (!options_.out_dir.empty()) std::filesystem::create_directories(options_.out_dir);
   for (int i = 0; i < options_.threads; ++i) {
     auto w = std::make_unique<Worker>();
     w->id = i + 1;
-    GeneratorOptions g;
-    g.seed = options_.seed;
-    g.thread_id = w->id;
-    g.thread_count = options_.threads;
-    g.max_depth = options_.max_depth;
-    g.interrupt = &shared_->stop;
-    w->generator = std::make_unique<Generator>(grammar_, schema_, g);
-    if (options_.statement_log && !options_.out_dir.empty())
-      w->log.open(std::filesystem::path(options_.out_dir) / ("statements-" + std::to_string(w->id) + ".log"));
+    if (grammar_) {
+      GeneratorOptions g;
+      g.seed = options_.seed;
+      g.thread_id = w->id;
+      g.thread_count = options_.threads;
+      g.max_depth = options_.max_depth;
+      g.interrupt = &shared_->stop;
+      w->generator = std::make_unique<Generator>(grammar_, schema_, g);
+    }
+    if (options_.statement_log && !options_.out_dir.empty()) {
+      w->log.open(std::filesystem::path(options_.out_dir) / ("statements-" + std::to_string(w->id) + ".jsonl"));
+      w->log << json{{"header", "gauntlet statement log"}, {"thread", w->id},
+                     {"time", "start and end in seconds since the run started, as the timeline's t"},
+                     {"order", "seq: the order in which statements started, across all sessions"}}
+                    .dump()
+             << '\n';
+    }
     workers_.push_back(std::move(w));
   }
   if (!options_.out_dir.empty()) {
-    std::filesystem::create_directories(options_.out_dir);
     shared_->events.open(std::filesystem::path(options_.out_dir) / "events.jsonl");
     std::lock_guard<std::mutex> lock(shared_->mu);
     shared_->Event({{"type", "start"}, {"threads", options_.threads}, {"seed", options_.seed},
                     {"duration", options_.duration}, {"queries", options_.queries},
-                    {"server", connection_.ToString()}, {"grammar", grammar_->sources()}});
+                    {"server", connection_.ToString()},
+                    {"grammar", grammar_ ? json(grammar_->sources()) : json(nullptr)},
+                    {"script_statements", script_ ? script_->size() : 0}});
   }
   for (auto& w : workers_) {
     try {
@@ -488,7 +614,7 @@ RunResult Executor::Run(const Tick& tick) {
     bool all_done = true;
     for (auto& w : workers_) all_done &= w->done.load();
     if (all_done) {
-      if (!shared_->stop) Stop("queries");
+      if (!shared_->stop) Stop(script_ ? "script" : "queries");
       break;
     }
     std::optional<SecondStats> closed;
@@ -501,7 +627,9 @@ RunResult Executor::Run(const Tick& tick) {
   }
   for (auto& w : workers_) w->thread.join();
   const double end = shared_->Since(NowNs());
-  CloseSecond(end);
+  // The last, partial second counts in the totals but is no second of the
+  // timeline: a rate over a fraction of a second is no rate.
+  CloseSecond(end, /*whole=*/false);
 
   RunResult result;
   {
@@ -515,8 +643,14 @@ RunResult Executor::Run(const Tick& tick) {
   result.seed = options_.seed;
   for (auto& w : workers_) {
     result.queries += w->queries;
+    result.cancelled += w->cancelled;
     result.generate_seconds += w->generate_seconds;
     for (const auto& [code, n] : w->errors) result.errors[code] += n;
+    for (auto& [code, examples] : w->error_examples) {
+      auto& kept = result.error_examples[code];
+      for (auto& e : examples)
+        if (kept.size() < RunResult::kExamplesPerError) kept.push_back(std::move(e));
+    }
   }
   {
     std::lock_guard<std::mutex> lock(shared_->mu);

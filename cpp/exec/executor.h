@@ -2,7 +2,8 @@
 //
 // Each worker owns a connection and a Generator (seeded from the run seed and
 // its number, RQG's threadN); it runs query_init/threadN_init once, then
-// query/threadN until the duration, the statement budget or Stop(). Every
+// query/threadN until the duration, the statement budget or Stop(). Or it
+// executes one session of a recorded Script, in the run's start order. Every
 // statement ends in an Outcome that is counted per second and per kind, with
 // latency in a mergeable histogram. The calling thread is the watchdog: it
 // closes each second (timeline), kills statements past the timeout (KILL
@@ -28,8 +29,9 @@
 
 #include "exec/connection.h"
 #include "exec/histogram.h"
+#include "exec/script.h"
 #include "generate/generator.h"
-#include "server/crash_report.h"
+#include "exec/crash_report.h"
 
 namespace gauntlet {
 
@@ -43,7 +45,10 @@ struct RunOptions {
                                  // (and, for a session, without a connection = unreachable)
   double generate_timeout = 10;  // seconds one query's generation may take (Perl, Python rules)
   std::string out_dir;           // events.jsonl (and statement logs) go here; "" = nowhere
-  bool statement_log = false;    // OUT/statements-N.log: every statement with its outcome
+  // OUT/statements-N.jsonl: every statement with its global sequence number
+  // (start order across sessions), query index, times, outcome and, on a
+  // query's first statement, its generator's ReplayKey.
+  bool statement_log = false;
   int max_depth = 64;
 };
 
@@ -98,16 +103,24 @@ struct RunResult {
   int threads = 0;
   uint64_t seed = 0;
   uint64_t queries = 0;       // grammar queries generated
-  uint64_t statements = 0;    // statements sent
+  uint64_t statements = 0;    // statements that finished while the run went on
+  uint64_t cancelled = 0;     // in flight when the run ended: not in statements, errors or latency
   uint64_t transactions = 0;  // COMMITs that succeeded
   KindCounts kinds{};
   std::map<unsigned, uint64_t> errors;  // by code
+  // The first few statements that met each error code, with the message.
+  struct ErrorExample {
+    std::string statement;
+    std::string message;
+  };
+  static constexpr size_t kExamplesPerError = 3;
+  std::map<unsigned, std::vector<ErrorExample>> error_examples;
   LatencyHistogram latency;
-  std::vector<SecondStats> timeline;
+  std::vector<SecondStats> timeline;  // whole seconds; the last partial one is in the totals only
   std::vector<Finding> findings;
   std::optional<RunFailure> failure;
   std::map<unsigned, uint64_t> connect_errors;  // failed (re)connects by error code
-  // duration, queries, interrupted, stopped, error (see `failure`), or the
+  // duration, queries, script (all executed), interrupted, stopped, error (see `failure`), or the
   // kind of the finding that ended the run: crash, shutdown, hang, unreachable
   std::string stop_reason;
   double generate_seconds = 0;  // CPU spent generating, all workers
@@ -120,6 +133,10 @@ class Executor {
   // `probe` may be null (an external server with no lifecycle management).
   Executor(std::shared_ptr<const Grammar> grammar, Schema schema, ConnectionParams connection,
            RunOptions options, ServerProbe* probe);
+  // Executes `script`, one worker per session (options.threads and
+  // options.queries do not apply).
+  Executor(std::shared_ptr<const Script> script, ConnectionParams connection, RunOptions options,
+           ServerProbe* probe);
   ~Executor();
 
   // Called about every 50 ms with the second just closed (or null); returning
@@ -137,19 +154,24 @@ class Executor {
   void WorkerLoop(Worker& w);
   void RunSession(Worker& w);
   bool Connect(Worker& w);
+  // Blocks until scripted statement `s` may start; false when the run stops.
+  bool WaitTurn(const Worker& w, const ScriptStatement& s);
   void ReportCrash(Worker& w, std::string_view statement);
   void ReportFailure(const std::string& kind, int thread, const std::string& message);
-  SecondStats CloseSecond(double t);
+  // Counts the second ending at `t`; `whole`: also a second of the timeline.
+  SecondStats CloseSecond(double t, bool whole = true);
+  void LogStatement(Worker& w, uint64_t seq, size_t piece, int64_t start_ns, int64_t end_ns, const char* outcome,
+                    const Outcome& o, std::string_view sql, const nlohmann::json& key);
   void Watch(double now);
 
-  std::shared_ptr<const Grammar> grammar_;
+  std::shared_ptr<const Grammar> grammar_;  // null when executing a script
+  std::shared_ptr<const Script> script_;
   Schema schema_;
   ConnectionParams connection_;
   RunOptions options_;
   ServerProbe* probe_;
   std::unique_ptr<Shared> shared_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  int64_t stop_ns_ = 0;  // when the watchdog first saw the stop (its thread only)
 };
 
 }  // namespace gauntlet

@@ -24,6 +24,42 @@ bool IsAggregate(std::string_view word) {
 
 }  // namespace
 
+// ---- ReplayKey ------------------------------------------------------------
+
+nlohmann::json ReplayKey::ToJson() const {
+  return {{"seed", seed}, {"thread", thread}, {"thread_count", thread_count}, {"max_depth", max_depth},
+          {"index", index}, {"table", table}, {"database", database},
+          {"field", field}, {"field_next", field_next}, {"connection_id", connection_id}};
+}
+
+ReplayKey ReplayKey::FromJson(const nlohmann::json& j, const std::string& where) {
+  ReplayKey k;
+  try {
+    k.seed = j.at("seed").get<uint64_t>();
+    k.thread = j.at("thread").get<int>();
+    k.thread_count = j.value("thread_count", 1);
+    k.max_depth = j.value("max_depth", 64);
+    k.index = j.at("index").get<uint64_t>();
+    k.table = j.value("table", "");
+    k.database = j.value("database", "");
+    k.field = j.value("field", "");
+    k.field_next = j.value("field_next", uint64_t{0});
+    k.connection_id = j.value("connection_id", uint64_t{0});
+  } catch (const nlohmann::json::exception& e) {
+    throw InvalidInput({where, 0, 0}, std::string("not a replay key: ") + e.what());
+  }
+  if (k.thread < 1 || k.thread_count < 1 || k.max_depth < 1)
+    throw InvalidInput({where, 0, 0}, "not a replay key: thread, thread_count and max_depth must be 1 or more");
+  return k;
+}
+
+bool ReplayKey::operator==(const ReplayKey& o) const {
+  return seed == o.seed && thread == o.thread && thread_count == o.thread_count &&
+         max_depth == o.max_depth && index == o.index && table == o.table &&
+         database == o.database && field == o.field && field_next == o.field_next &&
+         connection_id == o.connection_id;
+}
+
 // ---- Coverage -------------------------------------------------------------
 
 void Coverage::Merge(const Coverage& other) {
@@ -88,18 +124,8 @@ class Generator::ActivityScope {
 
 Generator::Generator(std::shared_ptr<const Grammar> grammar, Schema schema,
                      GeneratorOptions options)
-    : grammar_(std::move(grammar)),
-      schema_(std::move(schema)),
-      options_(std::move(options)),
-      rng_(DeriveSeed(options_.seed, static_cast<uint64_t>(options_.thread_id))) {
-  const std::string thread = "thread" + std::to_string(options_.thread_id);
-  query_rule_ = grammar_->FindRule(thread);
-  if (query_rule_ < 0) query_rule_ = grammar_->FindRule("query");
-  if (query_rule_ < 0)
-    throw InvalidInput({grammar_->sources().empty() ? "<grammar>" : grammar_->sources()[0], 0, 0},
-                       "the grammar has no 'query' rule (nor '" + thread + "')");
-  init_rule_ = grammar_->FindRule(thread + "_init");
-  if (init_rule_ < 0) init_rule_ = grammar_->FindRule("query_init");
+    : grammar_(std::move(grammar)), schema_(std::move(schema)), options_(std::move(options)) {
+  FindStartRules();
   if (options_.cwd.empty()) options_.cwd = std::filesystem::current_path().string();
   invariant_value_.resize(grammar_->invariant_slots());
   invariant_generation_.assign(grammar_->invariant_slots(), UINT64_MAX);
@@ -110,6 +136,18 @@ Generator::Generator(std::shared_ptr<const Grammar> grammar, Schema schema,
   out_.reserve(4096);
 }
 
+void Generator::FindStartRules() {
+  stream_seed_ = DeriveSeed(options_.seed, static_cast<uint64_t>(options_.thread_id));
+  const std::string thread = "thread" + std::to_string(options_.thread_id);
+  query_rule_ = grammar_->FindRule(thread);
+  if (query_rule_ < 0) query_rule_ = grammar_->FindRule("query");
+  if (query_rule_ < 0)
+    throw InvalidInput({grammar_->sources().empty() ? "<grammar>" : grammar_->sources()[0], 0, 0},
+                       "the grammar has no 'query' rule (nor '" + thread + "')");
+  init_rule_ = grammar_->FindRule(thread + "_init");
+  if (init_rule_ < 0) init_rule_ = grammar_->FindRule("query_init");
+}
+
 Generator::~Generator() = default;
 
 int Generator::StartRule() const {
@@ -118,9 +156,11 @@ int Generator::StartRule() const {
 
 void Generator::Generate(int rule) {
   ++serial_;
+  rng_.Seed(DeriveSeed(stream_seed_, count_));
   out_.clear();
   pending_space_ = false;
   depth_ = 0;
+  expansions_ = 0;
   rule_ = rule;
   rng_.ClearChoices();
   if (perl_) perl_->BeginStatement();
@@ -136,29 +176,92 @@ const std::string& Generator::Next() {
 
 Statement Generator::NextStatement() {
   Statement s;
-  s.index = count_;
+  s.key = NextKey();
   s.rule = grammar_->rules()[StartRule()].name;
   s.text = Next();
   s.choices = rng_.choices();
   return s;
 }
 
-std::string Generator::Replay(const ChoiceSeq& choices, const std::string& rule, bool strict) {
-  int start = StartRule();
+ReplayKey Generator::NextKey() const {
+  ReplayKey k;
+  k.seed = options_.seed;
+  k.thread = options_.thread_id;
+  k.thread_count = options_.thread_count;
+  k.max_depth = options_.max_depth;
+  k.index = count_;
+  if (last_table_ >= 0) k.table = schema_.tables()[last_table_].name;
+  if (!schema_.databases().empty()) k.database = schema_.databases()[last_database_];
+  k.field = last_field_;
+  k.field_next = field_next_;
+  k.connection_id = options_.connection_id;
+  return k;
+}
+
+void Generator::Reposition(const ReplayKey& key) {
+  const bool other_stream = key.seed != options_.seed || key.thread != options_.thread_id ||
+                            key.thread_count != options_.thread_count || key.max_depth != options_.max_depth;
+  if (other_stream) {
+    options_.seed = key.seed;
+    options_.thread_id = key.thread;
+    options_.thread_count = key.thread_count;
+    options_.max_depth = key.max_depth;
+    FindStartRules();
+  }
+  options_.connection_id = key.connection_id;
+  if (perl_) {
+    if (other_stream || perl_diverged_ || count_ > key.index) {
+      perl_ = std::make_unique<PerlRuntime>(this);
+      perl_diverged_ = false;
+      count_ = 0;
+      last_table_ = schema_.TablesIn(0, 0).empty() ? -1 : static_cast<int>(schema_.TablesIn(0, 0)[0]);
+      last_database_ = 0;
+      last_field_.clear();
+      field_next_ = 0;
+    }
+    while (count_ < key.index) Next();
+  }
+  count_ = key.index;
+  last_table_ = key.table.empty() ? -1 : schema_.FindTable(key.table);
+  if (!key.table.empty() && last_table_ < 0)
+    throw InvalidInput({"<replay>", 0, 0}, "the key names table '" + key.table + "', which this schema lacks");
+  const auto& dbs = schema_.databases();
+  const auto db = std::find(dbs.begin(), dbs.end(), key.database);
+  if (!key.database.empty() && db == dbs.end())
+    throw InvalidInput({"<replay>", 0, 0}, "the key names database '" + key.database + "', which this schema lacks");
+  last_database_ = db == dbs.end() ? 0 : static_cast<uint32_t>(db - dbs.begin());
+  last_field_ = key.field;
+  field_next_ = key.field_next;
+}
+
+Statement Generator::Replay(const ReplayKey& key, const ChoiceSeq* choices, bool strict,
+                            const std::string& rule) {
+  int start = -1;
   if (!rule.empty()) {
     start = grammar_->FindRule(rule);
     if (start < 0) throw InvalidInput({"<replay>", 0, 0}, "no rule named '" + rule + "'");
   }
-  rng_.Replay(choices, strict);
+  Reposition(key);
+  if (start < 0) start = StartRule();
+  Statement s;
+  s.key = key;
+  s.rule = grammar_->rules()[start].name;
+  // Until it succeeds with the original draws, Perl's globals are off course.
+  perl_diverged_ = true;
+  if (choices != nullptr) rng_.Replay(*choices, strict);
   try {
     Generate(start);
-    rng_.CheckReplayUsed();
+    if (choices != nullptr) rng_.CheckReplayUsed();
   } catch (...) {
-    rng_.StopReplay();
+    if (choices != nullptr) rng_.StopReplay();
     throw;
   }
-  rng_.StopReplay();
-  return out_;
+  if (choices != nullptr) rng_.StopReplay();
+  perl_diverged_ = choices != nullptr || !rule.empty();
+  ++count_;
+  s.text = out_;
+  s.choices = rng_.choices();
+  return s;
 }
 
 void Generator::ExpandRule(int rule_id, int depth) {
@@ -188,7 +291,12 @@ void Generator::ExpandRule(int rule_id, int depth) {
                           ") recurses without end: no alternative leads out of the cycle");
   size_t alt;
   const size_t n = rule.alternatives.size();
-  if (depth >= options_.max_depth && rule.height != INT_MAX) {
+  // A rule that expands to two copies of itself grows without bound long
+  // before the depth limit helps: past this many expansions in one statement
+  // every rule takes its shortest derivation, which ends the statement soon.
+  // (RQG gives up on the query instead, after 10,000 symbols.)
+  constexpr uint64_t kMaxExpansions = 20000;
+  if ((++expansions_ > kMaxExpansions || depth >= options_.max_depth) && rule.height != INT_MAX) {
     alt = rule.shortest;
   } else if (n == 1) {
     alt = 0;

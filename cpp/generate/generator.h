@@ -6,10 +6,14 @@
 // run in parallel without locks; a Generator itself is not thread-safe.
 //
 // The first call starts at `threadN_init` or `query_init` when present, later
-// calls at `threadN` or `query`. Every random decision is recorded: Replay()
-// on the recorded choices gives back the same text, which is what reduction
-// shrinks. Expansions deeper than max_depth take the alternative with the
-// shortest derivation, so recursive grammars always finish.
+// calls at `threadN` or `query`. Each statement draws from its own stream,
+// seeded by (seed, thread, index), and every draw is recorded. A statement's
+// ReplayKey holds the rest of what its text depends on, so Replay() re-creates
+// it on any Generator of the same grammar and schema, fresh ones included,
+// from the seed alone or from (shrunk) recorded choices. Expansions deeper
+// than max_depth take the alternative with the shortest derivation, so
+// recursive grammars always finish; so do statements past 20,000 rule
+// expansions, for rules that branch into several copies of themselves.
 #ifndef GAUNTLET_GENERATE_GENERATOR_H_
 #define GAUNTLET_GENERATE_GENERATOR_H_
 
@@ -18,6 +22,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "common/rng.h"
 #include "generate/schema.h"
@@ -42,10 +48,33 @@ struct GeneratorOptions {
   const std::atomic<bool>* interrupt = nullptr;
 };
 
+// Which statement of which generator, and the state that earlier statements
+// of that generator left and this one reads: the table, database and field
+// last named, `_field_next`'s position and the session id. Perl globals are
+// state no key can hold; Replay() rebuilds them by generating what came
+// before from the seed.
+struct ReplayKey {
+  uint64_t seed = 1;
+  int thread = 1;
+  int thread_count = 1;        // the generator's options, which the text
+  int max_depth = 64;          // depends on as well
+  uint64_t index = 0;          // 0 for the generator's first statement
+  std::string table;           // "" when none is named yet
+  std::string database;
+  std::string field;
+  uint64_t field_next = 0;
+  uint64_t connection_id = 0;  // 0: the thread number stands in
+
+  nlohmann::json ToJson() const;
+  // Throws InvalidInput naming `where` for a malformed key.
+  static ReplayKey FromJson(const nlohmann::json& j, const std::string& where);
+  bool operator==(const ReplayKey& o) const;
+};
+
 struct Statement {
   std::string text;
   ChoiceSeq choices;
-  uint64_t index = 0;        // 0 for the first statement of this generator
+  ReplayKey key;
   std::string rule;          // the start rule
 };
 
@@ -88,13 +117,18 @@ class Generator {
 
   // The next query's text; valid until the next call.
   const std::string& Next();
-  // The next query with its recorded choices.
+  // The next query with its key and recorded choices.
   Statement NextStatement();
-  // Generates from `rule` (empty: the rule Next() would use) with the draws
-  // taken from `choices`; does not advance the statement count.
-  // `strict`: choices that do not fit this grammar throw InvalidInput
-  // (see Rng::Replay); shrinking replays leniently.
-  std::string Replay(const ChoiceSeq& choices, const std::string& rule = "", bool strict = true);
+  // The key of the statement Next() would make now.
+  ReplayKey NextKey() const;
+  // Re-creates the statement `key` names: draws come from `choices` when
+  // given, otherwise from the statement's own stream (the original text).
+  // `rule` (empty: the key's start rule) expands another rule instead.
+  // `strict`: choices that do not fit throw InvalidInput (see Rng::Replay);
+  // shrinking replays leniently. The generator then continues after that
+  // statement, as the original one did.
+  Statement Replay(const ReplayKey& key, const ChoiceSeq* choices = nullptr, bool strict = true,
+                   const std::string& rule = "");
 
   Coverage coverage() const;
   uint64_t count() const { return count_; }
@@ -114,6 +148,9 @@ class Generator {
   friend struct GeneratorInternals;  // Perl's callbacks (perl_runtime.cc)
 
   int StartRule() const;
+  void FindStartRules();
+  // Brings the generator to the state before statement `key`.
+  void Reposition(const ReplayKey& key);
   void Generate(int rule);
   void ExpandRule(int rule, int depth);
   void ExpandToken(const Token& t, int depth);
@@ -139,14 +176,19 @@ class Generator {
   std::shared_ptr<const Grammar> grammar_;
   Schema schema_;
   GeneratorOptions options_;
+  uint64_t stream_seed_ = 0;  // from (seed, thread); a statement's from this and its index
   Rng rng_;
   std::unique_ptr<PerlRuntime> perl_;
+  // Perl's globals no longer follow from the seed: a replay with other
+  // choices, or one that failed, ran since they were built.
+  bool perl_diverged_ = false;
 
   std::string out_;
   bool pending_space_ = false;
   uint64_t count_ = 0;
   uint64_t serial_ = 0;  // one per Generate(), replays included
   int depth_ = 0;  // depth of the rule being expanded
+  uint64_t expansions_ = 0;  // rules expanded in this statement
   int rule_ = -1;  // the rule being expanded
   // The rule and Perl block (or -1) of the user code running now; written by
   // this generator's thread, read by watchdogs.

@@ -113,24 +113,95 @@ sub get { $_[0]->_top->get($_[1]) }
 sub set { $_[0]->_top->set($_[1], $_[2]) }
 
 package Gauntlet::Executor;
-my %class = (primary => 1, indexed => 3, int => 5, char => 7);
-my %not = (primary => 2, indexed => 4);
-sub new { bless {}, shift }
-sub tables { [Gauntlet::tables(0)] }
-sub metaTables { [Gauntlet::tables(0)] }
-sub metaBaseTables { [Gauntlet::tables(1)] }
-sub metaViews { [Gauntlet::tables(2)] }
-sub metaColumns { my ($s, $t) = @_; [Gauntlet::columns($t // '', 0)] }
-sub metaColumnsIndexType { my ($s, $k, $t) = @_; [Gauntlet::columns($t // '', $class{$k} // 0)] }
-sub metaColumnsIndexTypeNot { my ($s, $k, $t) = @_; [Gauntlet::columns($t // '', $not{$k} // 0)] }
-sub metaColumnsDataType { my ($s, $k, $t) = @_; [Gauntlet::columns($t // '', $class{$k} // 0)] }
-sub metaColumnsDataIndexType {
-  my ($s, $k, $i, $t) = @_; [Gauntlet::columns($t // '', ($class{$k} // -1) + 1)]
+# RQG's GenTest::Executor metadata interface, over the generator's schema.
+# Rows of Gauntlet::metadata() are RQG's getSchemaMetaData rows: schema,
+# table, 'table'|'view', column, 'primary'|'indexed'|'ordinary', metatype,
+# real type, max length, table rows. Names come sorted, as RQG's do; a list
+# with nothing in it holds RQG's 'non_existing_...' placeholder.
+my $meta;
+sub _meta {
+  return $meta if $meta;
+  $meta = {};
+  my @rows = Gauntlet::metadata();
+  while (my ($schema, $table, $type, $col, $key, $metatype, $realtype, $maxlength, $rows) = splice(@rows, 0, 9)) {
+    my $m = $meta->{$schema} //= {};
+    $m->{$type}{$table}{$col} = [$key, $metatype, $realtype, $maxlength];
+    my $size = $rows < 500 ? 'small' : 'big';  # RQG's line between small and big tables
+    $m->{$size . 'table'}{$table} = $rows;
+    $m->{$size . 'basetable'}{$table} = $rows if $type eq 'table';
+  }
+  $meta
 }
-sub metaSchemas { [Gauntlet::databases()] }
-sub databases { [Gauntlet::databases()] }
+sub _list { my ($missing, @names) = @_; @names ? [sort @names] : [$missing] }
+sub _kind { my ($s, $kind, $schema, $missing) = @_; $schema //= $s->defaultSchema; _list($missing, keys %{_meta()->{$schema}{$kind} || {}}) }
+# The column map of a table (the schema's first one by default) and whether it is a view.
+sub _columns {
+  my ($s, $table, $schema) = @_;
+  $schema //= $s->defaultSchema;
+  $table //= $s->metaTables($schema)->[0];
+  my $m = _meta()->{$schema} || {};
+  return ($m->{table}{$table} || $m->{view}{$table} || {}, $m->{view}{$table} ? 1 : 0);
+}
+sub _where { my ($cols, $test) = @_; _list('non_existing_column', grep { $test->($cols->{$_}) } keys %$cols) }
+# RQG: 'indexed' includes the primary key; a view's columns count as ordinary.
+sub _key_is {
+  my ($want, $view) = @_;
+  $want = 'ordinary' if $view && ($want eq 'indexed' || $want eq 'primary');
+  sub { $_[0][0] eq $want || ($want eq 'indexed' && $_[0][0] eq 'primary') }
+}
+sub _key_not { my ($not, $view) = @_; $not = 'unknown' if $view && $not eq 'ordinary'; sub { $_[0][0] ne $not } }
+sub new { bless {}, shift }
+sub defaultSchema { (Gauntlet::names(0))[0] // 'test' }
+sub currentSchema { $_[0]->defaultSchema }
+sub metaSchemas { _list('non_existing_schema', keys %{_meta()}) }
+sub metaTables {
+  my ($s, $schema) = @_; $schema //= $s->defaultSchema;
+  my $m = _meta()->{$schema} || {};
+  _list('non_existing_table', keys %{$m->{table} || {}}, keys %{$m->{view} || {}})
+}
+sub metaBaseTables { $_[0]->_kind('table', $_[1], 'non_existing_base_table') }
+sub metaViews { $_[0]->_kind('view', $_[1], 'non_existing_view') }
+sub metaBigTables { $_[0]->_kind('bigtable', $_[1], 'non_existing_big_table') }
+sub metaSmallTables { $_[0]->_kind('smalltable', $_[1], 'non_existing_small_table') }
+sub metaBigBaseTables { $_[0]->_kind('bigbasetable', $_[1], 'non_existing_big_base_table') }
+sub metaSmallBaseTables { $_[0]->_kind('smallbasetable', $_[1], 'non_existing_small_base_table') }
+sub isBigTable { my ($s, $t, $schema) = @_; $schema //= $s->defaultSchema; _meta()->{$schema}{bigtable}{$t} }
+sub metaColumnInfo { my ($cols) = _columns(@_); %$cols ? $cols : undef }
+sub metaColumns { my ($cols) = _columns(@_); _list('non_existing_column', keys %$cols) }
+sub metaColumnsType { my ($s, $key, @t) = @_; my ($c) = $s->_columns(@t); _where($c, sub { $_[0][0] eq $key }) }
+sub metaColumnsTypeNot { my ($s, $key, @t) = @_; my ($c) = $s->_columns(@t); _where($c, sub { $_[0][0] ne $key }) }
+sub metaColumnsIndexType { my ($s, $key, @t) = @_; my ($c, $v) = $s->_columns(@t); _where($c, _key_is($key, $v)) }
+sub metaColumnsIndexTypeNot { my ($s, $key, @t) = @_; my ($c, $v) = $s->_columns(@t); _where($c, _key_not($key, $v)) }
+sub metaColumnsDataType { my ($s, $type, @t) = @_; my ($c) = $s->_columns(@t); _where($c, sub { $_[0][1] eq $type }) }
+sub metaColumnsDataIndexType {
+  my ($s, $type, $key, @t) = @_; my ($c, $v) = $s->_columns(@t); my $k = _key_is($key, $v);
+  _where($c, sub { $_[0][1] eq $type && $k->($_[0]) })
+}
+sub metaColumnsDataTypeIndexTypeNot {
+  my ($s, $type, $key, @t) = @_; my ($c, $v) = $s->_columns(@t); my $k = _key_not($key, $v);
+  _where($c, sub { $_[0][1] eq $type && $k->($_[0]) })
+}
+sub metaCollations { _list('non_existing_collation', Gauntlet::names(1)) }
+sub metaCharactersets { _list('non_existing_charset', Gauntlet::names(2)) }
+sub tables { shift->metaTables(@_) }
+sub baseTables { shift->metaBaseTables(@_) }
+sub views { shift->metaViews(@_) }
+sub smallTables { shift->metaSmallTables(@_) }
+sub bigTables { shift->metaBigTables(@_) }
+sub smallBaseTables { shift->metaSmallBaseTables(@_) }
+sub bigBaseTables { shift->metaBigBaseTables(@_) }
+sub tableColumns { shift->metaColumns(@_) }
+sub _info { my ($s, $i, $col, @t) = @_; my ($c) = $s->_columns(@t); $c->{$col} ? $c->{$col}[$i] : undef }
+sub columnMetaType { $_[0]->_info(1, @_[1 .. $#_]) }
+sub columnRealType { $_[0]->_info(2, @_[1 .. $#_]) }
+sub columnMaxLength { $_[0]->_info(3, @_[1 .. $#_]) }
+sub databases { [Gauntlet::names(0)] }
 sub connectionId { Gauntlet::connection_id() }
 sub currentUser { Gauntlet::current_user() }
+sub id { Gauntlet::thread_id() }
+sub dsn { 'dbi:mysql:' }
+sub type { 2 }  # RQG's DB_MYSQL
+sub getName { 'MySQL' }
 
 package Gauntlet::GeneratorView;
 sub new { bless {}, shift }
@@ -270,44 +341,40 @@ XS(XS_expand) {
   XSRETURN(1);
 }
 
-XS(XS_tables) {
+// RQG's schema metadata rows, flattened: 9 values per column (see
+// Gauntlet::Executor).
+XS(XS_metadata) {
   dXSARGS;
-  const int which = items > 0 ? static_cast<int>(SvIV(ST(0))) : 0;
   const Schema& schema = Host::schema();
-  const auto& list = schema.TablesIn(Host::last_database(), which);
   SP -= items;
-  EXTEND(SP, static_cast<SSize_t>(list.size()));
-  for (uint32_t t : list) {
-    const std::string& name = schema.tables()[t].name;
-    PUSHs(sv_2mortal(newSVpvn(name.data(), name.size())));
-  }
-  PUTBACK;
-}
-
-XS(XS_columns) {
-  dXSARGS;
-  const std::string table = items > 0 ? ToString(aTHX_ ST(0)) : "";
-  const int cls = items > 1 ? static_cast<int>(SvIV(ST(1))) : 0;
-  const Schema& schema = Host::schema();
-  int t = table.empty() ? Host::last_table() : schema.FindTable(table);
-  SP -= items;
-  if (t >= 0 && cls >= 0 && cls < static_cast<int>(FieldClass::kCount)) {
-    const auto& cols = schema.Fields(static_cast<uint32_t>(t), static_cast<FieldClass>(cls));
-    EXTEND(SP, static_cast<SSize_t>(cols.size()));
-    for (uint32_t c : cols) {
-      const std::string& name = schema.tables()[t].columns[c].name;
-      PUSHs(sv_2mortal(newSVpvn(name.data(), name.size())));
+  const auto push = [&](const std::string& v) { XPUSHs(sv_2mortal(newSVpvn(v.data(), v.size()))); };
+  for (const Table& t : schema.tables()) {
+    const std::string& db = t.database.empty() && !schema.databases().empty() ? schema.databases()[0] : t.database;
+    for (const Column& c : t.columns) {
+      push(db);
+      push(t.name);
+      push(t.view ? "view" : "table");
+      push(c.name);
+      push(c.primary ? "primary" : c.indexed ? "indexed" : "ordinary");
+      push(c.meta_type());
+      push(c.base_type());
+      if (c.max_length() > 0) XPUSHs(sv_2mortal(newSVuv(c.max_length())));
+      else XPUSHs(&PL_sv_undef);
+      XPUSHs(sv_2mortal(newSVuv(t.rows)));
     }
   }
   PUTBACK;
 }
 
-XS(XS_databases) {
+// Names: 0 databases, 1 collations, 2 character sets.
+XS(XS_names) {
   dXSARGS;
+  const int which = items > 0 ? static_cast<int>(SvIV(ST(0))) : 0;
+  const Schema& schema = Host::schema();
+  const auto& names = which == 1 ? schema.collations() : which == 2 ? schema.charsets() : schema.databases();
   SP -= items;
-  const auto& dbs = Host::schema().databases();
-  EXTEND(SP, static_cast<SSize_t>(dbs.size()));
-  for (const auto& d : dbs) PUSHs(sv_2mortal(newSVpvn(d.data(), d.size())));
+  EXTEND(SP, static_cast<SSize_t>(names.size()));
+  for (const auto& n : names) PUSHs(sv_2mortal(newSVpvn(n.data(), n.size())));
   PUTBACK;
 }
 
@@ -385,9 +452,8 @@ void XsInit(pTHX) {
   newXS("Gauntlet::value", XS_value, kFile);
   newXS("Gauntlet::is_value", XS_is_value, kFile);
   newXS("Gauntlet::expand", XS_expand, kFile);
-  newXS("Gauntlet::tables", XS_tables, kFile);
-  newXS("Gauntlet::columns", XS_columns, kFile);
-  newXS("Gauntlet::databases", XS_databases, kFile);
+  newXS("Gauntlet::metadata", XS_metadata, kFile);
+  newXS("Gauntlet::names", XS_names, kFile);
   newXS("Gauntlet::thread_id", XS_thread_id, kFile);
   newXS("Gauntlet::connection_id", XS_connection_id, kFile);
   newXS("Gauntlet::clock", XS_clock, kFile);
@@ -404,6 +470,10 @@ PerlInterpreter* NewInterpreter() {
   PerlInterpreter* my_perl = perl_alloc();
   PERL_SET_CONTEXT(my_perl);
   perl_construct(my_perl);
+  // Only the process's first interpreter reads PERL_PERTURB_KEYS; the others
+  // would perturb key order from their own history.
+  PL_hash_rand_bits_enabled = 0;
+  PL_hash_rand_bits = 0;
   PL_exit_flags |= PERL_EXIT_DESTRUCT_END;
   static char a0[] = "", a1[] = "-e", a2[] = "0";
   char* args[] = {a0, a1, a2, nullptr};
@@ -494,7 +564,7 @@ struct PerlRuntime::Impl {
     if (uses_stack) new_stack = Compile("$stack = GenTest::Stack::Stack->new", &error);
     for (const PerlBlock& b : g.perl_blocks()) {
       SV* sub = Compile(b.code, &error);
-      if (sub == nullptr) throw InvalidInput(b.where, "Perl block does not compile: " + error);
+      if (sub == nullptr && !b.unbalanced) throw InvalidInput(b.where, "Perl block does not compile: " + error);
       blocks.push_back(sub);
     }
     for (const std::string& v : g.variables()) {
@@ -541,6 +611,11 @@ void InitPerlOnce() {
     static char** argv = argv_storage;
     static char* env_storage[] = {nullptr};
     static char** env = env_storage;
+    // Perl randomizes hash order per process; a grammar that walks `keys %h`
+    // would then differ between runs of one seed. A fixed hash seed (and no
+    // per-hash perturbation) makes the order a function of the keys alone.
+    setenv("PERL_HASH_SEED", "0", 1);
+    setenv("PERL_PERTURB_KEYS", "0", 1);
     PERL_SYS_INIT3(&argc, &argv, &env);
     // XS modules such as List::Util resolve libperl's symbols globally; when
     // we are ourselves loaded with RTLD_LOCAL (a Python extension), promote
@@ -573,7 +648,8 @@ void PerlRuntime::BeginStatement() {
 }
 
 std::string PerlRuntime::RunBlock(uint32_t block) {
-  return impl_->Call(impl_->blocks[block], impl_->generator->grammar().perl_blocks()[block].where);
+  SV* sub = impl_->blocks[block];
+  return sub == nullptr ? std::string() : impl_->Call(sub, impl_->generator->grammar().perl_blocks()[block].where);
 }
 
 std::string PerlDataToJson(const std::string& code, const std::string& file) {

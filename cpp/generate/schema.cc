@@ -1,6 +1,7 @@
 #include "generate/schema.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -33,6 +34,31 @@ bool Column::is_int() const {
 bool Column::is_char() const {
   const std::string b = BaseType(type);
   return b == "char" || b == "varchar";
+}
+
+std::string Column::base_type() const { return BaseType(type); }
+
+std::string Column::meta_type() const {
+  const std::string b = BaseType(type);
+  const auto in = [&b](std::initializer_list<const char*> names) {
+    for (const char* n : names)
+      if (b == n) return true;
+    return false;
+  };
+  if (is_int() || in({"bit", "bool", "boolean", "serial"})) return "int";
+  if (in({"float", "double", "decimal", "numeric", "real", "dec", "fixed"})) return "float";
+  if (in({"date", "time", "datetime", "timestamp", "year"})) return "temporal";
+  if (in({"char", "varchar", "binary", "varbinary"})) return "char";
+  if (in({"tinyblob", "blob", "mediumblob", "longblob", "tinytext", "text", "mediumtext", "longtext", "json"}))
+    return "blob";
+  if (in({"enum", "set"})) return "enum";
+  return b;
+}
+
+uint64_t Column::max_length() const {
+  if (meta_type() != "char") return 0;
+  const size_t open = type.find('(');
+  return open == std::string::npos ? 1 : std::strtoull(type.c_str() + open + 1, nullptr, 10);
 }
 
 Schema::Schema(std::vector<std::string> databases, std::vector<Table> tables)

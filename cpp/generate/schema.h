@@ -28,6 +28,12 @@ struct Column {
 
   bool is_int() const;    // tinyint .. bigint
   bool is_char() const;   // char, varchar
+  // The type's name alone, lower case: "varchar" for "VARCHAR(10) NOT NULL".
+  std::string base_type() const;
+  // RQG's metadata type class: int, float, temporal, char, blob, enum, or
+  // the base type for anything else (geometry, ...).
+  std::string meta_type() const;
+  uint64_t max_length() const;  // the (N) of char types; 0 when none
 };
 
 struct Table {

@@ -61,6 +61,11 @@ class LineIndex {
 Grammar::Grammar() = default;
 Grammar::~Grammar() = default;
 
+std::string Grammar::source_text(const std::string& source) const {
+  const auto it = texts_.find(source);
+  return it == texts_.end() ? std::string() : it->second;
+}
+
 void Grammar::AddText(const std::string& text, const std::string& file) {
   if (finished_) throw Error("grammar is already finished");
   std::vector<size_t> skipped;
@@ -83,9 +88,16 @@ void Grammar::AddText(const std::string& text, const std::string& file) {
       throw InvalidInput(lines.At(file, offset), "rule name '" + name +
                                                      "' has non-ASCII characters; rule names are ASCII letters, "
                                                      "digits and _");
-    warnings_.push_back(lines.At(file, offset).ToString() +
-                        ": text without a rule name 'name:' before it is ignored "
-                        "(a ';' at the end of the line above ended the rule)");
+    if (parsed.empty())
+      throw InvalidInput(lines.At(file, offset), "no rule here: a rule starts with its name and a colon, "
+                                                 "as in 'query: SELECT 1 ;'");
+    if (offset < parsed.front().offset)
+      warnings_.push_back(lines.At(file, offset).ToString() +
+                          ": text before the first rule is ignored (a rule starts with 'name:')");
+    else
+      warnings_.push_back(lines.At(file, offset).ToString() +
+                          ": text without a rule name 'name:' before it is ignored "
+                          "(a ';' at the end of a line above ended the rule)");
   }
   for (RawRule& r : parsed) {
     auto def = std::make_unique<Definition>();
@@ -252,7 +264,11 @@ void Grammar::Classify() {
           case RawToken::Kind::kPerl:
             t.kind = Token::Kind::kPerl;
             t.index = static_cast<uint32_t>(perl_blocks_.size());
-            perl_blocks_.push_back({rt.text, locate(d.file, rt.offset)});
+            perl_blocks_.push_back({rt.text, locate(d.file, rt.offset), rt.unbalanced});
+            if (rt.unbalanced)
+              warnings_.push_back(perl_blocks_.back().where.ToString() +
+                                  ": the braces of this Perl block do not balance before its alternative ends; "
+                                  "as RQG does, it runs up to there, and adds nothing if that does not compile");
             break;
           case RawToken::Kind::kVariable: {
             t.kind = Token::Kind::kVariable;

@@ -59,6 +59,9 @@ struct Rule {
 struct PerlBlock {
   std::string code;
   SourceLocation where;
+  // Its braces did not balance (see RawToken): code that does not compile
+  // adds nothing, as RQG's failing eval does, instead of being an error.
+  bool unbalanced = false;
 };
 
 class Grammar {
@@ -98,6 +101,8 @@ class Grammar {
     return undefined_words_;
   }
   const std::vector<std::string>& sources() const { return sources_; }
+  // The text loaded from `source` (one of sources()); "" for an unknown one.
+  std::string source_text(const std::string& source) const;
 
  private:
   struct Definition;  // a parsed rule before classification

@@ -17,7 +17,6 @@ struct Builder {
   const std::string* text = nullptr;
   std::vector<RawRule> rules;
   size_t prev_end = 0;     // where the previous token ended
-  size_t open_offset = 0;  // start of the quote or block being read
   bool first_in_alternative = true;
   std::vector<size_t> skipped;  // offsets of text dropped for lack of `name:`
 
@@ -99,9 +98,6 @@ const auto set_weight = [](auto& ctx) {
   B(ctx).alt().weighted = true;
   B(ctx).prev_end = B(ctx).Offset(range.end());
 };
-const auto mark_open = [](auto& ctx) {
-  B(ctx).open_offset = B(ctx).Offset(x3::_attr(ctx).begin());
-};
 const auto starts_with_underscore = [](auto& ctx) {
   const RawToken& t = B(ctx).alt().tokens.back();
   x3::_pass(ctx) = !t.text.empty() && t.text[0] == '_';
@@ -119,12 +115,10 @@ x3::rule<class rule_end_r> const rule_end = "';' at the end of a line";
 const auto rule_end_def = x3::lit(';') >> hgap >> -comment >> (x3::eol | x3::eoi);
 
 x3::rule<class perl_body_r> const perl_body = "Perl code";
-x3::rule<class perl_close_r> const perl_close = "'}' closing the Perl block";
 const auto perl_body_def =
     *(x3::lit("$#") | comment | (x3::lit('{') >> perl_body >> x3::lit('}')) |
       (x3::char_ - '{' - '}'));
-const auto perl_close_def = x3::lit('}');
-BOOST_SPIRIT_DEFINE(rule_end, perl_body, perl_close)
+BOOST_SPIRIT_DEFINE(rule_end, perl_body)
 
 template <char Q>
 auto QuotedBody() {
@@ -138,8 +132,12 @@ auto Quoted() {
   return x3::lit(Q) >> QuotedBody<Q>() >> x3::lit(Q);
 }
 
-const auto perl_body_block = x3::raw[x3::lit('{')][mark_open] >> perl_body > perl_close;
-const auto perl_block = x3::raw[perl_body_block][AddToken<RawToken::Kind::kPerl, 1, 1>()];
+const auto perl_body_block = x3::lit('{') >> perl_body >> x3::lit('}');
+const auto mark_unbalanced = [](auto& ctx) { B(ctx).alt().tokens.back().unbalanced = true; };
+const auto perl_block =
+    x3::raw[perl_body_block][AddToken<RawToken::Kind::kPerl, 1, 1>()] |
+    x3::raw[x3::lit('{') >> *(!rule_end >> (x3::char_ - '|'))][AddToken<RawToken::Kind::kPerl, 1, 0>()] >>
+        x3::eps[mark_unbalanced];
 const auto quoted = x3::raw[Quoted<'\''>() | Quoted<'"'>() | Quoted<'`'>()]
     [AddToken<RawToken::Kind::kQuoted>()];
 const auto variable =
@@ -176,7 +174,8 @@ const auto rule_def = (x3::raw[ident] >> hgap >> x3::lit(':'))[start_rule] >>
 const auto skipped = x3::raw[+(!rule_end >> (perl_body_block | x3::char_))][note_skipped] >>
                      (rule_end | x3::eoi);
 
-const auto grammar_file = -gap >> *((rule_def | skipped) >> -gap) > x3::eoi;
+// A `;` alone on its line after a rule ends nothing; RQG accepts it.
+const auto grammar_file = -gap >> *((rule_def | skipped | rule_end) >> -gap) > x3::eoi;
 
 }  // namespace
 
@@ -191,16 +190,7 @@ std::vector<RawRule> ParseGrammarText(const std::string& text,
   try {
     x3::parse(first, last, parser);
   } catch (const x3::expectation_failure<Iter>& e) {
-    std::string which = e.which();
-    size_t at = e.where() - text.cbegin();
-    std::string message;
-    if (which == "'}' closing the Perl block") {
-      at = builder.open_offset;
-      message = "unterminated Perl block: no matching '}' for this '{'";
-    } else {
-      message = "expected " + which;
-    }
-    throw InvalidInput(LocationOf(file, text, at), message);
+    throw InvalidInput(LocationOf(file, text, e.where() - text.cbegin()), "expected " + e.which());
   }
   if (skipped != nullptr) *skipped = std::move(builder.skipped);
   return std::move(builder.rules);

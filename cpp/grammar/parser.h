@@ -6,7 +6,9 @@
 // `$name` a Perl variable, `word[invariant]` an invariant and `_word(N, M)` a
 // built-in with arguments. Unlike RQG, `#` and `|` inside quoted strings are
 // text, not syntax. `==FACTOR:N==` in an alternative sets its weight (the
-// syntax of RQG's elenst-2022 branch).
+// syntax of RQG's elenst-2022 branch). A `{` whose braces do not close
+// before the end of its alternative (`|` or the rule's end) is a Perl block
+// up to there, as RQG's brace counting makes it.
 //
 // Words are not yet classified: whether `foo` is a rule, a built-in or a
 // literal depends on every file loaded, so Grammar decides that later.
@@ -27,6 +29,9 @@ struct RawToken {
   std::vector<double> args;    // `_word(N, M)` arguments
   bool has_args = false;
   bool space_before = false;   // whitespace separated it from the previous token
+  // A Perl block whose braces do not balance before its alternative ends:
+  // RQG runs it up to there, and so do we (`text` holds that much).
+  bool unbalanced = false;
   size_t offset = 0;           // byte offset in the source text
 };
 

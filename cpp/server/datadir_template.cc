@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "common/process.h"
-#include "server/crash_report.h"
+#include "server/crash_log.h"
 #include "server/managed_server.h"
 
 namespace gauntlet {

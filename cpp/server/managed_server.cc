@@ -137,7 +137,8 @@ ManagedServer::ManagedServer(ServerOptions options) : options_(std::move(options
 ManagedServer::ManagedServer(ManagedServer&& o) noexcept
     : options_(std::move(o.options_)), socket_(std::move(o.socket_)), port_(o.port_), pid_(o.pid_),
       child_(o.child_), running_(o.running_), exit_signal_(o.exit_signal_),
-      ready_seconds_(o.ready_seconds_), log_offset_(o.log_offset_), lock_fd_(o.lock_fd_) {
+      ready_seconds_(o.ready_seconds_), log_offset_(o.log_offset_), lock_fd_(o.lock_fd_),
+      command_line_(std::move(o.command_line_)) {
   o.running_ = false;
   o.child_ = false;
   o.lock_fd_ = -1;
@@ -247,7 +248,15 @@ void ManagedServer::Launch() {
     argv.push_back("--skip-networking");
   }
   if (options_.core_file) argv.push_back("--core-file");
+  // Its own temporary folder: servers sharing /tmp see each other's (and
+  // other programs') clean-ups of it, and a full /tmp is not this run's.
+  if (!HasOption(options_.mysqld, "tmpdir")) {
+    const fs::path tmp = fs::path(options_.dir) / "tmp";
+    fs::create_directories(tmp, ec);
+    argv.push_back("--tmpdir=" + tmp.string());
+  }
   for (const std::string& o : options_.mysqld) argv.push_back("--" + o);
+  command_line_.assign(argv.begin() + static_cast<std::ptrdiff_t>(options_.wrapper.size()), argv.end());
   SpawnOptions so;
   so.cwd = datadir();
   so.output_file = (fs::path(options_.dir) / "stdout.log").string();

@@ -24,7 +24,7 @@
 
 #include "common/error.h"
 #include "exec/connection.h"
-#include "server/crash_report.h"
+#include "server/crash_log.h"
 
 namespace gauntlet {
 
@@ -85,6 +85,9 @@ class ManagedServer {
   std::string socket() const { return socket_; }
   unsigned port() const { return port_; }
   double ready_seconds() const { return ready_seconds_; }  // last Start() only
+  // The server's command line as last launched (binary and every option,
+  // Gauntlet's own included; a wrapper is left out); empty before Start().
+  const std::vector<std::string>& command_line() const { return command_line_; }
 
  private:
   void Launch();
@@ -104,6 +107,7 @@ class ManagedServer {
   double ready_seconds_ = 0;
   size_t log_offset_ = 0;  // where this start's part of the error log begins
   int lock_fd_ = -1;       // DIR/.server.lock, held from Start() to Stop()
+  std::vector<std::string> command_line_;
 };
 
 }  // namespace gauntlet

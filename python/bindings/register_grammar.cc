@@ -1,4 +1,6 @@
 // Bindings for grammars, schemas and generators.
+#include <optional>
+
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -6,6 +8,7 @@
 #include "generate/generator.h"
 #include "generate/gensql.h"
 #include "generate/statements.h"
+#include "json_convert.h"
 
 namespace py = pybind11;
 
@@ -145,7 +148,10 @@ void RegisterGrammar(py::module_& m) {
         return words;
       })
       .def_property_readonly("perl_blocks", [](const Grammar& g) { return g.perl_blocks().size(); })
-      .def_property_readonly("sources", &Grammar::sources);
+      .def_property_readonly("sources", &Grammar::sources)
+      .def("source_text", [](const Grammar& g, const std::string& source) {
+        return py::bytes(g.source_text(source));
+      });
 
   py::class_<RuleContext>(m, "RuleContext")
       .def("below", [](RuleContext& c, uint64_t n) {
@@ -166,9 +172,15 @@ void RegisterGrammar(py::module_& m) {
 
   py::class_<Statement>(m, "Statement")
       .def_readonly("text", &Statement::text)
-      .def_readonly("index", &Statement::index)
+      .def_property_readonly("index", [](const Statement& s) { return s.key.index; })
       .def_readonly("rule", &Statement::rule)
-      .def_property_readonly("choices", [](const Statement& s) { return ToList(s.choices); });
+      .def_property_readonly("key", [](const Statement& s) { return ToPython(s.key.ToJson()); })
+      .def_property_readonly("choices", [](const Statement& s) { return ToList(s.choices); })
+      .def("__repr__", [](const Statement& s) {
+        std::string text = s.text.size() > 60 ? s.text.substr(0, 57) + "..." : s.text;
+        return "Statement(thread " + std::to_string(s.key.thread) + ", query " + std::to_string(s.key.index) +
+               ", " + std::to_string(s.choices.size()) + " choices: " + py::repr(py::str(text)).cast<std::string>() + ")";
+      });
 
   py::class_<Coverage>(m, "Coverage")
       .def(py::init<>())
@@ -225,11 +237,15 @@ void RegisterGrammar(py::module_& m) {
         for (size_t i = 0; i < n; ++i) bytes += g.Next().size();
         return bytes;
       }, py::arg("n"))
-      .def("replay", [](Generator& g, const py::iterable& choices, const std::string& rule, bool strict) {
-        const ChoiceSeq seq = FromList(choices);
+      .def("next_key", [](const Generator& g) { return ToPython(g.NextKey().ToJson()); })
+      .def("replay", [](Generator& g, const py::handle& key, const py::object& choices, bool strict,
+                        const std::string& rule) {
+        const ReplayKey k = ReplayKey::FromJson(FromPython(key), "<replay key>");
+        std::optional<ChoiceSeq> seq;
+        if (!choices.is_none()) seq = FromList(choices);
         py::gil_scoped_release release;
-        return g.Replay(seq, rule, strict);
-      }, py::arg("choices"), py::arg("rule") = "", py::arg("strict") = true)
+        return g.Replay(k, seq ? &*seq : nullptr, strict, rule);
+      }, py::arg("key"), py::arg("choices") = py::none(), py::arg("strict") = true, py::arg("rule") = "")
       .def("coverage", &Generator::coverage)
       .def_property_readonly("count", &Generator::count)
       .def_property_readonly("seed", [](const Generator& g) { return g.options().seed; })

@@ -11,17 +11,12 @@
 #include "server/datadir_template.h"
 #include "server/managed_server.h"
 #include "server/server_probe.h"
+#include "json_convert.h"
 
 namespace py = pybind11;
 
 namespace gauntlet::bindings {
 namespace {
-
-// nlohmann::json -> Python objects, through the json module (results are
-// small; this runs once per run).
-py::object ToPython(const nlohmann::json& j) {
-  return py::module_::import("json").attr("loads")(j.dump());
-}
 
 py::dict OutcomeDict(const Outcome& o) {
   py::dict d;
@@ -32,17 +27,6 @@ py::dict OutcomeDict(const Outcome& o) {
   d["rows"] = o.rows;
   d["affected_rows"] = o.affected_rows;
   d["seconds"] = static_cast<double>(o.nanos) / 1e9;
-  return d;
-}
-
-py::dict CrashDict(const CrashReport& r) {
-  py::dict d;
-  d["signal"] = r.signal;
-  d["assertion"] = r.assertion;
-  d["frames"] = r.frames;
-  d["signature"] = r.signature;
-  d["log_excerpt"] = r.log_excerpt;
-  d["gdb_backtrace"] = r.gdb_backtrace;
   return d;
 }
 
@@ -127,7 +111,7 @@ void RegisterRun(py::module_& m) {
           py::gil_scoped_release release;
           r = s.Crash();
         }
-        return CrashDict(r);
+        return ToPython(r.ToJson());
       })
       .def("detach", &ManagedServer::Detach)
       .def_property_readonly("pid", &ManagedServer::pid)
@@ -139,7 +123,8 @@ void RegisterRun(py::module_& m) {
       .def_property_readonly("error_log", &ManagedServer::error_log)
       .def_property_readonly("datadir", &ManagedServer::datadir)
       .def_property_readonly("ready_seconds", &ManagedServer::ready_seconds)
-      .def_property_readonly("options", &ManagedServer::options);
+      .def_property_readonly("options", &ManagedServer::options)
+      .def_property_readonly("command_line", &ManagedServer::command_line);
 
   m.def("is_mariadb", &IsMariaDB);
   m.def("check_server_binary", &CheckServerBinary, py::arg("binary"),
@@ -210,17 +195,33 @@ void RegisterRun(py::module_& m) {
   // called with the GIL about every 50 ms and may return True to stop.
   // Ctrl-C (a pending KeyboardInterrupt) also stops the run, and the result
   // says "interrupted".
-  m.def("execute_run", [](std::shared_ptr<Grammar> grammar, const Schema& schema,
+  py::class_<Script, std::shared_ptr<Script>>(m, "Script")
+      .def_static("from_statement_logs", [](const std::vector<std::string>& files, int sessions, uint64_t until_seq) {
+        return std::make_shared<Script>(Script::FromStatementLogs(files, sessions, until_seq));
+      }, py::arg("files"), py::arg("sessions") = 0, py::arg("until_seq") = 0,
+         py::call_guard<py::gil_scoped_release>())
+      .def_readwrite("ordered", &Script::ordered)
+      .def_property_readonly("sessions", [](const Script& s) { return s.sessions.size(); })
+      .def_property_readonly("statements", &Script::size);
+
+  // `workload`: a Grammar (sessions generate) or a Script (sessions execute
+  // what a run recorded).
+  m.def("execute_run", [](py::object workload, const Schema& schema,
                           const ConnectionParams& params, const RunOptions& options,
                           ManagedServer* server, py::object tick) {
     std::unique_ptr<ServerProbe> probe;
     if (server != nullptr) probe = std::make_unique<ManagedServerProbe>(server);
     else probe = std::make_unique<ExternalServerProbe>(params);
-    Executor executor(grammar, schema, params, options, probe.get());
+    std::unique_ptr<Executor> executor;
+    if (py::isinstance<Script>(workload))
+      executor = std::make_unique<Executor>(workload.cast<std::shared_ptr<Script>>(), params, options, probe.get());
+    else
+      executor = std::make_unique<Executor>(workload.cast<std::shared_ptr<Grammar>>(), schema, params, options,
+                                            probe.get());
     RunResult result;
     {
       py::gil_scoped_release release;
-      result = executor.Run([&](const SecondStats* closed) {
+      result = executor->Run([&](const SecondStats* closed) {
         py::gil_scoped_acquire gil;
         if (PyErr_CheckSignals() != 0) {
           PyErr_Clear();
@@ -236,7 +237,7 @@ void RegisterRun(py::module_& m) {
     nlohmann::json timeline = nlohmann::json::array();
     for (const SecondStats& sec : result.timeline) timeline.push_back(sec.ToJson());
     return py::make_tuple(ToPython(result.ToJson()), ToPython(timeline));
-  }, py::arg("grammar"), py::arg("schema"), py::arg("connection"), py::arg("options"),
+  }, py::arg("workload"), py::arg("schema"), py::arg("connection"), py::arg("options"),
      py::arg("server") = nullptr, py::arg("tick") = py::none());
 }
 

@@ -15,13 +15,13 @@ except ImportError as e:  # pragma: no cover - only without a build
 from ._core import GauntletError, GenerationError, InvalidInput
 from .grammar import (Column, Coverage, Generator, Grammar, RuleContext, Schema, Table,
                       split_statements)
-from .run import Run, RunResult, run
+from .run import Run, RunResult, replay, run
 from .server import Connection, ManagedServer, ServerError, parse_dsn
 
 __all__ = [
     "Column", "Connection", "Coverage", "GauntletError", "GenerationError", "Generator", "Grammar",
     "InvalidInput", "ManagedServer", "RuleContext", "Run", "RunResult", "Schema", "ServerError", "Table",
-    "parse_dsn", "run", "split_statements",
+    "parse_dsn", "replay", "run", "split_statements",
 ]
 __version__ = "0.1.0"
 

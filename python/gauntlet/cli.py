@@ -109,6 +109,17 @@ def _run(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
+def _replay(args: argparse.Namespace) -> int:
+    from .run import replay
+    result = replay(args.run_dir, out=args.out, sessions=args.sessions, ordered=not args.unordered,
+                    until_seq=args.until_seq, server=args.server, mysqld=args.mysqld,
+                    hang_timeout=args.hang_timeout, statement_timeout=args.statement_timeout,
+                    progress=True, keep_server=args.keep_server, overwrite=args.overwrite,
+                    attempts=args.attempts)
+    print(result.table())
+    return result.exit_code
+
+
 def _server_start(args: argparse.Namespace) -> int:
     server = ManagedServer(args.dir, binary=args.binary, mysqld=args.mysqld, tcp=args.tcp)
     try:
@@ -181,6 +192,27 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--data-template", action="store_true", default=None,
                    help="cache the loaded datadir and start later runs from a copy of it")
     r.set_defaults(func=_run)
+
+    rp = sub.add_parser("replay", help="execute again the statements a run logged (--statement-log)",
+                        description="Sets the server up as the run did (binary, options, data, seed) and "
+                                    "executes each session's logged statements in the run's start order.")
+    rp.add_argument("run_dir", metavar="RUN_DIR", help="the run's --out folder")
+    rp.add_argument("--out", help="results directory (default RUN_DIR/replay)")
+    rp.add_argument("--sessions", type=int, choices=[1],
+                    help="1: every statement in one session, in start order (default: the run's sessions)")
+    rp.add_argument("--unordered", action="store_true",
+                    help="let sessions run freely instead of in the run's start order")
+    rp.add_argument("--until-seq", type=int, default=0, help="leave out statements from this seq on")
+    rp.add_argument("--attempts", type=int, default=1,
+                    help="replay up to N times (fresh server each) until something is found (default 1)")
+    rp.add_argument("--server", help="override the run's server: 'default', a mysqld path, or a DSN")
+    rp.add_argument("--mysqld", action="append", metavar="OPTION=VALUE",
+                    help="server option (repeatable; replaces the run's)")
+    rp.add_argument("--hang-timeout", type=float, help="seconds without progress = hang (default: the run's)")
+    rp.add_argument("--statement-timeout", type=float, help="seconds per statement (default: the run's)")
+    rp.add_argument("--keep-server", action="store_true", help="leave the server running")
+    rp.add_argument("--overwrite", action="store_true", help="replace an earlier replay's results in --out")
+    rp.set_defaults(func=_replay)
 
     srv = sub.add_parser("server", help="start or stop a managed server for use by other tools")
     ssub = srv.add_subparsers(dest="server_command", required=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _core
 
@@ -62,36 +62,52 @@ class Grammar:
     ``thread_id`` and ``last_table``.
     """
 
-    def __init__(self, core: "_core.Grammar", label: str):
-        self._g = core
-        self._label = label
-
-    @classmethod
-    def from_file(cls, path: str, *redefine: str, rules: Optional[Mapping[str, Callable]] = None) -> "Grammar":
+    def __init__(self, path: Union[str, os.PathLike], *redefine: Union[str, os.PathLike],
+                 rules: Optional[Mapping[str, Callable]] = None):
+        """Loads grammar files: ``Grammar("g.yy", "r.yy")`` is ``Grammar.from_file("g.yy", "r.yy")``."""
         g = _core.Grammar()
         for p in (path, *redefine):
+            if not isinstance(p, (str, os.PathLike)):
+                raise TypeError(f"Grammar(path, *redefine): a grammar file path, not {type(p).__name__}; "
+                                "use Grammar.from_string(text) for grammar text")
             g.add_file(os.fspath(p))
-        return cls._finish(g, rules, os.path.basename(os.fspath(path)))
+        self._set(g, rules, os.path.basename(os.fspath(path)))
+
+    @classmethod
+    def from_file(cls, path: Union[str, os.PathLike], *redefine: Union[str, os.PathLike],
+                  rules: Optional[Mapping[str, Callable]] = None) -> "Grammar":
+        """Loads ``path`` and then each ``redefine`` file, whose rules replace earlier ones
+        (RQG's ``--redefine``). Raises InvalidInput naming the file, line and column."""
+        return cls(path, *redefine, rules=rules)
 
     @classmethod
     def from_string(cls, text: str, *redefine: str, rules: Optional[Mapping[str, Callable]] = None,
                     name: str = "<string>") -> "Grammar":
+        """A grammar from text; ``name`` stands for the file in error messages."""
         g = _core.Grammar()
         g.add_text(text, name)
         for i, extra in enumerate(redefine):
             g.add_text(extra, f"<redefine {i + 1}>")
-        return cls._finish(g, rules, name)
+        grammar = cls.__new__(cls)
+        grammar._set(g, rules, name)
+        return grammar
 
-    @classmethod
-    def _finish(cls, g, rules, label) -> "Grammar":
+    def _set(self, g: "_core.Grammar", rules: Optional[Mapping[str, Callable]], label: str) -> None:
         for name, fn in (rules or {}).items():
             g.define(name, fn)
         g.finish()
-        return cls(g, label)
+        self._g = g
+        self._label = label
+        self._python_rules = sorted(rules or ())
 
     @property
     def rules(self) -> list:
         return self._g.rules
+
+    @property
+    def python_rules(self) -> list:
+        """The names of the rules computed by Python functions."""
+        return list(self._python_rules)
 
     @property
     def warnings(self) -> list:
@@ -125,7 +141,8 @@ class Generator:
 
     Iterating yields query texts forever; ``generate(n)`` returns a batch
     (the GIL is released while it runs). ``next_statement()`` also returns the
-    recorded choices, which ``replay`` turns back into the same text.
+    statement's replay key and recorded choices; ``replay`` re-creates it from
+    them on any generator of the same grammar and schema.
     """
 
     def __init__(self, grammar: Grammar, seed: int = 1, schema: Optional[Schema] = None, *,
@@ -161,13 +178,23 @@ class Generator:
         return self._gen.advance(n)
 
     def next_statement(self) -> "_core.Statement":
+        """The next query with its replay ``key`` and recorded ``choices``."""
         return self._gen.next_statement()
 
-    def replay(self, choices: Iterable, rule: str = "", strict: bool = True) -> str:
-        """The text that ``choices`` (from ``next_statement()``) give. Strict: choices that do
-        not fit this grammar raise InvalidInput; ``strict=False`` clamps them and pads with 0
-        (what shrinking wants)."""
-        return self._gen.replay(list(choices), rule, strict)
+    def next_key(self) -> dict:
+        """The replay key of the query ``next()`` would make now."""
+        return self._gen.next_key()
+
+    def replay(self, statement, choices: Optional[Iterable] = None, *, strict: bool = True,
+               rule: str = "") -> "_core.Statement":
+        """Re-creates a statement from its key (a Statement, or its ``key`` dict as a statement
+        log stores it) on this generator, fresh or not. Without ``choices`` the draws come from
+        the statement's own seed: the original text. With ``choices`` (shrunk ones, say) those
+        are the draws; strict: choices that do not fit raise InvalidInput, ``strict=False``
+        clamps them and pads with 0. ``rule`` expands another rule instead of the start rule.
+        The generator then continues after that statement."""
+        key = statement.key if isinstance(statement, _core.Statement) else statement
+        return self._gen.replay(key, None if choices is None else list(choices), strict, rule)
 
     def coverage(self) -> "Coverage":
         return Coverage(self._gen.coverage())

@@ -20,7 +20,7 @@ from typing import Callable, Optional, Sequence, Union
 from . import _core
 from .data import load_data_spec
 from .grammar import Grammar, Schema
-from .server import DEFAULT_BINARY, ManagedServer, ServerError, parse_dsn
+from .server import DEFAULT_BINARY, ManagedServer, ServerError, _redact, parse_dsn
 
 KINDS = ("ok", "syntax", "semantic", "deadlock", "resource", "timeout", "connection", "corruption", "crash")
 
@@ -28,9 +28,10 @@ KINDS = ("ok", "syntax", "semantic", "deadlock", "resource", "timeout", "connect
 class RunResult:
     """What a run did: ``summary()``, ``timeline()``, ``findings``, ``to_pandas()``.
 
-    Everything is also on disk in ``out``: summary.json, events.jsonl (one
-    line per second and per finding, written as they happen) and, with
-    ``statement_log=True``, statements-N.log.
+    Everything is also on disk in ``out``: run.json (the settings, for
+    ``gauntlet replay``), summary.json, events.jsonl (one line per second and
+    per finding, written as they happen) and, with ``statement_log=True``,
+    statements-N.jsonl (every statement, in start order by ``seq``).
     """
 
     def __init__(self, out: pathlib.Path, summary: dict, timeline: list):
@@ -77,14 +78,18 @@ class RunResult:
         return 0
 
     def to_pandas(self):
-        """The timeline as a DataFrame indexed by second (needs pandas)."""
+        """The timeline as a DataFrame indexed by second ``t`` (needs pandas): statements,
+        transactions, p50/p95/p99/max_ms and ``n_<kind>`` per outcome kind. A run that never
+        started gives an empty frame with these columns."""
         import pandas as pd
+        columns = ["statements", "transactions", "p50_ms", "p95_ms", "p99_ms", "max_ms"] + [f"n_{k}" for k in KINDS]
         rows = []
         for s in self._timeline:
             row = {k: v for k, v in s.items() if k != "outcomes"}
             row.update({f"n_{k}": v for k, v in s["outcomes"].items()})
             rows.append(row)
-        return pd.DataFrame(rows).set_index("t") if rows else pd.DataFrame()
+        frame = pd.DataFrame(rows, columns=["t"] + columns)
+        return frame.set_index("t")
 
     def __repr__(self) -> str:
         s = self._summary
@@ -111,8 +116,12 @@ class RunResult:
             n = s["outcomes"].get(kind, 0)
             if n:
                 lines.append(f"  {kind:<11}{n:>12,}  {100.0 * n / max(1, s['statements']):6.2f}%")
+        if s.get("cancelled"):
+            lines.append(f"  cancelled  {s['cancelled']:>12,}  (in flight at the end; not in the counts above)")
         for e in s.get("errors", [])[:8]:
             lines.append(f"  error {e['code']} {e['name']} ({e['kind']}): {e['count']:,}")
+            for x in e.get("examples", [])[:1]:
+                lines.append(f"    e.g. {x['message'][:100]}  <- {x['statement'][:100]}")
         for e in s.get("connect_errors", [])[:4]:
             lines.append(f"  connect error {e['code']} {e['name']}: {e['count']:,}")
         for f in self.findings:
@@ -234,7 +243,8 @@ _LIMITS = {
     "threads": (int, 1, 4096), "duration": (float, 0, 366 * 86400), "queries": (int, 0, 2**63 - 1),
     "seed": (int, 0, 2**64 - 1), "statement_timeout": (float, 0, 86400 * 7),
     "hang_timeout": (float, 0, 86400 * 7), "generate_timeout": (float, 0, 86400 * 7),
-    "max_depth": (int, 1, 100000),
+    "max_depth": (int, 1, 100000), "until_seq": (int, 0, 2**63 - 1),
+    "attempts": (int, 1, 10000),
 }
 
 
@@ -266,7 +276,7 @@ def _check_threads_fit(threads: int) -> None:
                                  f"about {limit} (ulimit -u, kernel.threads-max)")
 
 
-_RUN_FILES = ("summary.json", "events.jsonl")
+_RUN_FILES = ("summary.json", "events.jsonl", "run.json")
 
 
 def _claim_out(out: pathlib.Path, overwrite: bool):
@@ -295,7 +305,7 @@ def _claim_out(out: pathlib.Path, overwrite: bool):
     lock.write(str(os.getpid()))
     lock.flush()
     earlier = sorted(p.name for p in out.iterdir()
-                     if p.name in _RUN_FILES or (p.name.startswith("statements-") and p.suffix == ".log"))
+                     if p.name in _RUN_FILES or (p.name.startswith("statements-") and p.suffix == ".jsonl"))
     if earlier and not overwrite:
         lock.close()
         raise _core.InvalidInput(f"out: {out} holds an earlier run ({', '.join(earlier)}); choose another "
@@ -336,42 +346,143 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     if settings["duration"] == 0 and settings["queries"] == 0:
         raise _core.InvalidInput("duration, queries: give one of them: the run needs an end")
     _check_threads_fit(settings["threads"])
+    if isinstance(grammar, Grammar) and redefine:
+        raise _core.InvalidInput("redefine: applies to grammar files; give them to Grammar.from_file(path, "
+                                 "*redefine) or pass the grammar as a path")
     g = grammar if isinstance(grammar, Grammar) else Grammar.from_file(os.fspath(grammar), *redefine)
+    spec = _data_spec(data)
+    params = _server_params(server, mysqld)
+    record = {"grammar": os.fspath(grammar) if not isinstance(grammar, Grammar) else None,
+              "redefine": [os.fspath(r) for r in redefine],
+              "grammar_sources": [{"source": name, "sha256": hashlib.sha256(g._g.source_text(name)).hexdigest()}
+                                  for name in g._g.sources],
+              "python_rules": g.python_rules, **settings,
+              "data": data if data is None or isinstance(data, str) else {"schema": json.loads(data.to_json())},
+              "server": _redact(server) if isinstance(server, str) else None, "mysqld": mysqld,
+              "statement_log": statement_log}
+    return _run_workload(g._g, {"grammar": getattr(g, "_label", str(g))}, spec, settings, server, params, mysqld, out,
+                         statement_log, progress, keep_server, data_template, overwrite, record)
+
+
+def _data_spec(data) -> Optional[Schema]:
     if isinstance(data, Schema):
-        spec = data
-    else:
-        spec = None if data == "none" else Schema.rqg_default() if data is None else load_data_spec(data)
-    params = None
+        return data
+    if isinstance(data, dict) and "schema" in data:  # as run.json records a Schema object
+        return Schema.from_json(json.dumps(data["schema"]))
+    return None if data == "none" else Schema.rqg_default() if data is None else load_data_spec(data)
+
+
+def _server_params(server, mysqld) -> Optional["_core.ConnectionParams"]:
+    """The connection of an external server (a DSN), or None for one Gauntlet manages."""
     if isinstance(server, ManagedServer):
         if mysqld:
             raise _core.InvalidInput("mysqld: options go to ManagedServer(..., mysqld=...) when server= is one")
-    elif not isinstance(server, str):
+        return None
+    if not isinstance(server, str):
         raise _core.InvalidInput(f"server: must be 'default', a binary path, a DSN or a ManagedServer, "
                                  f"not {server!r}")
-    elif "://" in server:
-        params = parse_dsn(server)
+    if "://" in server:
         if mysqld:
             raise _core.InvalidInput("mysqld: server options cannot apply to an external server (a DSN); "
                                      "set them on that server")
-    else:
-        _core.check_server_binary(DEFAULT_BINARY if server == "default" else server)
+        return parse_dsn(server)
+    _core.check_server_binary(DEFAULT_BINARY if server == "default" else server)
+    return None
+
+
+def _run_workload(workload, info, spec, settings, server, params, mysqld, out, statement_log, progress,
+                  keep_server, data_template, overwrite, record) -> RunResult:
+    from . import __version__
+    record = {**record, "gauntlet_version": __version__}
+    info = {**info, "settings": record}
     out = pathlib.Path(out)
     lock = _claim_out(out, overwrite)
     try:
+        try:
+            (out / "run.json").write_text(json.dumps(record, indent=2, default=str) + "\n")
+        except OSError as e:
+            print(f"gauntlet: cannot write {out / 'run.json'}: {e.strerror}", file=sys.stderr)
         with _Interrupts() as interrupts:
-            summary, timeline = _run_claimed(g, spec, settings, server, params, mysqld, out, statement_log,
-                                             progress, keep_server, data_template, overwrite, interrupts)
+            summary, timeline = _run_claimed(workload, info, spec, settings, server, params, mysqld, out,
+                                             statement_log, progress, keep_server, data_template, overwrite,
+                                             interrupts)
     finally:
         lock.close()
     return RunResult(out, summary, timeline)
 
 
-def _run_claimed(g, spec, settings, server, params, mysqld, out, statement_log, progress, keep_server,
-                 data_template, overwrite, interrupts):
-    """The part of run() that owns ``out``: whatever happens, summary.json is written."""
+def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLike] = None,
+           sessions: Optional[int] = None, ordered: bool = True, until_seq: int = 0,
+           server: Union[None, str, ManagedServer] = None, mysqld=None, hang_timeout: Optional[float] = None,
+           statement_timeout: Optional[float] = None, statement_log: bool = True, progress=False,
+           keep_server: bool = False, overwrite: bool = False, attempts: int = 1) -> RunResult:
+    """Executes again what a run recorded in its statement logs (``statement_log=True``).
+
+    The server is set up as the run's was (its binary and options, the same
+    data from the same seed; ``server``/``mysqld`` override them), then each
+    session executes its statements; ``ordered`` starts every statement only
+    after all that started before it in the run (by ``seq``), which re-creates
+    the run's interleaving. ``sessions=1`` runs everything in one session, in
+    start order. ``until_seq`` leaves out statements from that seq on.
+    Findings are reported as a run reports them; results go to ``out``
+    (default RUN_DIR/replay). Statements sent microseconds apart can reach
+    the server in either order, so a race may need more than one replay:
+    ``attempts`` replays (each on a fresh server) until one finds something;
+    ``summary()["attempt"]`` says which.
+    """
+    run_dir = pathlib.Path(run_dir)
+    try:
+        recorded = json.loads((run_dir / "run.json").read_text())
+    except FileNotFoundError:
+        raise _core.InvalidInput(f"{run_dir}: no run.json: not a run folder (or a run older than replay)") from None
+    except json.JSONDecodeError as e:
+        raise _core.InvalidInput(f"{run_dir / 'run.json'}:{e.lineno}:{e.colno}: {e.msg}") from None
+    logs = sorted(run_dir.glob("statements-*.jsonl"), key=lambda p: int(re.sub(r"\D", "", p.name) or 0))
+    if not logs:
+        raise _core.InvalidInput(f"{run_dir}: no statements-N.jsonl: the run had no statement log "
+                                 "(run with statement_log=True / --statement-log)")
+    if sessions not in (None, 1):
+        raise _core.InvalidInput(f"sessions: None (the run's sessions) or 1, not {sessions!r}")
+    script = _core.Script.from_statement_logs([str(p) for p in logs], sessions or 0, check_setting("until_seq", until_seq))
+    script.ordered = ordered
+    if script.statements == 0:
+        raise _core.InvalidInput(f"{run_dir}: the statement logs hold no statements")
+    if server is None:
+        server = recorded.get("server") or "default"
+        if "://" in server:
+            raise _core.InvalidInput("server: the run used an external server; give its DSN (server=...) "
+                                     "to replay against it")
+        if mysqld is None:
+            mysqld = recorded.get("mysqld")
+    settings = {"threads": script.sessions, "duration": 0, "queries": 0, "seed": recorded["seed"],
+                "statement_timeout": check_setting("statement_timeout", recorded.get("statement_timeout", 0)
+                                                   if statement_timeout is None else statement_timeout),
+                "hang_timeout": check_setting("hang_timeout", recorded.get("hang_timeout", 60)
+                                              if hang_timeout is None else hang_timeout),
+                "generate_timeout": 0, "max_depth": recorded.get("max_depth", 64)}
+    record = {"replay_of": str(run_dir), "sessions": sessions, "ordered": ordered, "until_seq": until_seq,
+              **{k: recorded.get(k) for k in ("grammar", "redefine", "data", "max_depth")}, **settings,
+              "server": _redact(server) if isinstance(server, str) else None, "mysqld": mysqld,
+              "statement_log": statement_log}
+    attempts = check_setting("attempts", attempts)
+    spec = _data_spec(recorded.get("data"))
+    params = _server_params(server, mysqld)
+    for attempt in range(1, attempts + 1):
+        result = _run_workload(script, {"grammar": f"replay of {run_dir}", "attempt": attempt}, spec, settings, server, params, mysqld,
+                               run_dir / "replay" if out is None else out, statement_log, progress, keep_server,
+                               False, overwrite or attempt > 1, record)
+        if result.findings or result.summary()["stop_reason"] != "script":
+            break
+    return result
+
+
+def _run_claimed(workload, info, spec, settings, server, params, mysqld, out, statement_log, progress,
+                 keep_server, data_template, overwrite, interrupts):
+    """The part of run() that owns ``out``: whatever happens, summary.json is written. ``info``
+    (what ran) goes into the summary."""
     managed: Optional[ManagedServer] = None
     started_here = False
-    info = {"grammar": getattr(g, "_label", str(g)), "seed": settings["seed"], "threads": settings["threads"]}
+    info = {**info, "seed": settings["seed"], "threads": settings["threads"]}
     summary, timeline = None, []
     try:
         if isinstance(server, ManagedServer):
@@ -403,6 +514,7 @@ def _run_claimed(g, spec, settings, server, params, mysqld, out, statement_log, 
             raise _Stop("interrupted")
 
         conn = _first_connection(params, managed, settings["hang_timeout"])
+        info["server_info"] = _server_info(conn, managed, out)
         try:
             schema = _prepare_data(conn, managed, spec, spec_loaded, template, params, settings, info, interrupts)
         except (_core.GauntletError, _core.InvalidInput) as e:
@@ -425,7 +537,7 @@ def _run_claimed(g, spec, settings, server, params, mysqld, out, statement_log, 
             stop = bool(user_tick(second)) if user_tick is not None else False
             return stop or bool(interrupts)
 
-        summary, timeline = _core.execute_run(g._g, schema, params, options,
+        summary, timeline = _core.execute_run(workload, schema, params, options,
                                               managed._s if managed is not None else None, tick)
         if progress is True and sys.stderr.isatty():
             sys.stderr.write("\n")
@@ -508,6 +620,23 @@ def _first_connection(params, managed: Optional[ManagedServer], patience: float)
             time.sleep(0.1)
 
 
+def _server_info(conn, managed: Optional[ManagedServer], out: pathlib.Path) -> dict:
+    """What a comparison of runs needs to know about the server: its version, binary and command
+    line (Gauntlet's own options included), and every variable (in OUT/server_variables.json)."""
+    _, _, rows = conn.execute("SELECT VERSION()")
+    info = {"version": rows[0][0] if rows else None,
+            "binary": managed.binary if managed is not None else None,
+            "command_line": managed.command_line if managed is not None else None}
+    outcome, _, rows = conn.execute("SHOW GLOBAL VARIABLES")
+    if outcome["kind"] == "ok":
+        try:
+            (out / "server_variables.json").write_text(json.dumps(dict(rows), indent=1, sort_keys=True) + "\n")
+            info["variables"] = "server_variables.json"
+        except OSError as e:
+            print(f"gauntlet: cannot write {out / 'server_variables.json'}: {e.strerror}", file=sys.stderr)
+    return info
+
+
 def _died(managed: ManagedServer, patience: float = 10) -> bool:
     """True when the server is gone or going: a crashing server still writes its report
     for a moment after its connections dropped."""
@@ -548,6 +677,8 @@ class Run:
     """
 
     def __init__(self, grammar, **kwargs):
+        import inspect
+        inspect.signature(run).bind(grammar, **kwargs)  # a misspelt argument fails here, not at wait()
         self._grammar = grammar
         self._kwargs = kwargs
         self._seconds: list = []

@@ -202,6 +202,8 @@ class ManagedServer:
     ready_seconds = property(lambda self: self._s.ready_seconds)
     dir = property(lambda self: self._s.options.dir)
     binary = property(lambda self: self._s.options.binary)
+    command_line = property(lambda self: list(self._s.command_line),
+                            doc="The server's command line as last started, Gauntlet's own options included.")
 
     def __enter__(self) -> "ManagedServer":
         return self.start()

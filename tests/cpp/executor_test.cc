@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -33,12 +34,18 @@ class Fixture {
     ConnectionParams params = server_.connection();
     params.database = "test";
     Executor executor(Grammar::FromString(grammar, "<test>"), Schema::RqgDefault(), params, options, &probe_);
-    std::thread fault;
-    if (during) fault = std::thread(during);
-    RunResult r = executor.Run();
-    if (fault.joinable()) fault.join();
-    return r;
+    return Finish(executor, during);
   }
+
+  RunResult RunScript(std::shared_ptr<const Script> script, RunOptions options,
+                      std::function<void()> during = nullptr) {
+    ConnectionParams params = server_.connection();
+    params.database = "test";
+    Executor executor(std::move(script), params, options, &probe_);
+    return Finish(executor, during);
+  }
+
+  const std::string& dir() const { return dir_; }
 
  private:
   static std::string MakeDir() {
@@ -54,7 +61,30 @@ class Fixture {
   std::string dir_;
   ManagedServer server_;
   ManagedServerProbe probe_;
+
+  static RunResult Finish(Executor& executor, const std::function<void()>& during) {
+    std::thread fault;
+    if (during) fault = std::thread(during);
+    RunResult r = executor.Run();
+    if (fault.joinable()) fault.join();
+    return r;
+  }
 };
+
+std::vector<std::string> Logs(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("statements-", 0) == 0) files.push_back(e.path().string());
+  return files;
+}
+
+// Every logged statement's SQL in start order (by seq), all sessions.
+std::vector<std::string> InStartOrder(const std::string& dir) {
+  const Script all = Script::FromStatementLogs(Logs(dir), 1);
+  std::vector<std::string> sql;
+  for (const ScriptStatement& s : all.sessions.at(0)) sql.push_back(s.sql);
+  return sql;
+}
 
 RunOptions Sessions(int threads, double duration = 30) {
   RunOptions o;
@@ -140,6 +170,47 @@ TEST(Executor, DeadlineInterruptsARunawayBlock) {
   EXPECT_EQ(r.stop_reason, "duration");
   EXPECT_FALSE(r.failure.has_value());
   EXPECT_LT(r.seconds, 4);
+}
+
+TEST(Executor, AScriptRunsTheLoggedStatementsInTheRunsStartOrder) {
+  Fixture f;
+  RunOptions o = Sessions(3, 0);
+  o.queries = 40;
+  o.statement_log = true;
+  o.out_dir = f.dir() + "/run";
+  const RunResult run = f.Run(
+      "query: INSERT INTO t VALUES (_digit) ; SELECT COUNT(*) FROM t | UPDATE t SET a = a + 1 | SELECT _digit ;\n"
+      "query_init: CREATE TABLE IF NOT EXISTS t (a INT) ;\n", o);
+  ASSERT_TRUE(run.findings.empty());
+  auto script = std::make_shared<Script>(Script::FromStatementLogs(Logs(o.out_dir), 0));
+  ASSERT_EQ(script->sessions.size(), 3u);
+  ASSERT_EQ(script->size(), run.statements);
+  o.out_dir = f.dir() + "/replay";
+  const RunResult replay = f.RunScript(script, o);
+  EXPECT_EQ(replay.stop_reason, "script");
+  EXPECT_EQ(replay.statements, run.statements);
+  EXPECT_EQ(InStartOrder(f.dir() + "/replay"), InStartOrder(f.dir() + "/run"));
+}
+
+TEST(Executor, ServerCrashDuringAScriptIsOneCrashFinding) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 3; ++i) {
+    Fixture f;
+    const std::string log = f.dir() + "/statements-1.jsonl";
+    {
+      std::ofstream out(log);
+      for (int k = 0; k < 200000; ++k)
+        out << "{\"seq\":" << k << ",\"thread\":" << 1 + k % 4 << ",\"sql\":\"SELECT " << k << "\"}\n";
+    }
+    auto script = std::make_shared<Script>(Script::FromStatementLogs({log}, 0));
+    const int delay_ms = static_cast<int>(rng() % 300);
+    const pid_t pid = f.server().pid();
+    const RunResult r = f.RunScript(script, Sessions(4), [=] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      kill(pid, SIGSEGV);
+    });
+    ExpectOneFinding(r, "crash");
+  }
 }
 
 }  // namespace

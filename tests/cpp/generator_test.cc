@@ -19,6 +19,25 @@ std::shared_ptr<Generator> Make(const std::string& text, uint64_t seed = 1, int 
   return std::make_shared<Generator>(Grammar::FromString(text), Schema::RqgDefault(), o);
 }
 
+// The text `choices` give in place of the next statement's own draws.
+std::string WithChoices(Generator& g, const ChoiceSeq& choices, bool strict = true) {
+  return g.Replay(g.NextKey(), &choices, strict).text;
+}
+
+std::vector<Statement> Made(Generator& g, int n) {
+  std::vector<Statement> made;
+  for (int i = 0; i < n; ++i) made.push_back(g.NextStatement());
+  return made;
+}
+
+// Replays made[i] for each i of `order` on `fresh`, from the key and from the choices.
+void ExpectReplays(Generator& fresh, const std::vector<Statement>& made, const std::vector<int>& order) {
+  for (int i : order) {
+    EXPECT_EQ(fresh.Replay(made[i].key).text, made[i].text) << i;
+    EXPECT_EQ(fresh.Replay(made[i].key, &made[i].choices).text, made[i].text) << i;
+  }
+}
+
 // Draws `n` values of one built-in and checks each against `pattern`.
 void ExpectShape(const std::string& token, const std::string& pattern, int n = 300) {
   auto g = Make("query: " + token + " ;\n");
@@ -133,7 +152,7 @@ TEST(Generator, SameSeedSameStatementsOtherSeedOthers) {
 TEST(Generator, KnownOutputForSeedIsStableAcrossMachines) {
   // Pinned text: a change here means seeds no longer reproduce old runs.
   auto g = Make("query: SELECT _digit, _letter, _int_unsigned, _pareto(1, 1000) ;\n", 2024);
-  EXPECT_EQ(g->Next(), "SELECT 2, s, 2582099940, 155");
+  EXPECT_EQ(g->Next(), "SELECT 5, k, 2552404357, 1");
 }
 
 TEST(Generator, ReplayGivesTheSameText) {
@@ -141,24 +160,76 @@ TEST(Generator, ReplayGivesTheSameText) {
                 "c: INSERT INTO t VALUES (_varchar(10), _date, _json) ;\n", 9);
   for (int i = 0; i < 100; ++i) {
     const Statement s = g->NextStatement();
-    EXPECT_EQ(g->Replay(s.choices), s.text);
+    EXPECT_EQ(g->Replay(s.key, &s.choices).text, s.text);
+    EXPECT_EQ(g->Replay(s.key).text, s.text);
   }
+}
+
+TEST(Generator, AFreshGeneratorReplaysAnyStatementFromItsKey) {
+  // State that crosses statements: the last table and field, _field_next's
+  // position, the clock, the init rule.
+  const std::string grammar =
+      "query_init: SELECT _field_next FROM _table ;\n"
+      "query: SELECT _field, _field_next, _unix_timestamp FROM _table | UPDATE _table SET _field_next = 1 | "
+      "SELECT _field_next, _field_next ;\n";
+  const std::vector<Statement> made = Made(*Make(grammar, 17), 300);
+  std::vector<int> backwards;
+  for (int i = 299; i >= 0; i -= 7) backwards.push_back(i);
+  ExpectReplays(*Make(grammar, 99), made, backwards);  // another seed: the key's wins
+  // Replaying a statement leaves the generator where the original was after it.
+  auto resumed = Make(grammar, 5);
+  resumed->Replay(made[120].key);
+  for (int i = 121; i < 300; ++i) ASSERT_EQ(resumed->Next(), made[i].text) << i;
+  // Keys survive JSON, as the statement log stores them.
+  EXPECT_EQ(ReplayKey::FromJson(made[42].key.ToJson(), "t"), made[42].key);
+  EXPECT_THROW(ReplayKey::FromJson(nlohmann::json{{"seed", 1}}, "t"), InvalidInput);
+}
+
+TEST(Generator, PerlGlobalsAreRebuiltForAReplay) {
+  // Perl keeps state across statements; a fresh interpreter rebuilds it.
+  const std::string grammar =
+      "query_init: { $n = 100; @seen = (); 'SELECT 0' } ;\n"
+      "query: { $n += $prng->int(1, 3); push @seen, $n; 'SELECT ' . $n . ', ' . scalar(@seen) } "
+      "{ my %h = map { $_ => 1 } @seen; join ',', (keys %h)[0 .. 2] } ;\n";
+  const std::vector<Statement> made = Made(*Make(grammar, 3), 60);
+  auto fresh = Make(grammar, 3);
+  ExpectReplays(*fresh, made, {40, 7, 59, 7, 0, 33});
+  // A replay with other choices, then the original again.
+  ChoiceSeq other = made[20].choices;
+  for (Choice& c : other) c.value = 0;
+  fresh->Replay(made[20].key, &other, false);
+  EXPECT_EQ(fresh->Replay(made[21].key).text, made[21].text);
+}
+
+TEST(Generator, RulesThatBranchIntoThemselvesAreBoundedInBreadth) {
+  // Each `list` expands to 4/3 copies of itself on average: without a bound
+  // half the statements would grow until the 16 MB limit.
+  const std::string grammar = "query: list ;\nlist: X | list , list | list , list ;\n";
+  auto a = Make(grammar, 3), b = Make(grammar, 3);
+  size_t longest = 0;
+  for (int i = 0; i < 40; ++i) {
+    const std::string s = a->Next();
+    longest = std::max(longest, s.size());
+    EXPECT_LT(s.size(), 200000u);
+    EXPECT_EQ(b->Next(), s);  // and deterministic
+  }
+  EXPECT_GT(longest, 20000u);  // the bound was reached, not avoided
 }
 
 TEST(Generator, ShorterChoicesShrinkTowardsFirstAlternatives) {
   auto g = Make("query: list ;\nlist: X | X , list ;\n", 5);
-  EXPECT_EQ(g->Replay({}, "", false), "X");  // all-zero choices: the first alternative
-  EXPECT_EQ(g->Replay({{1, 2}, {1, 2}, {0, 2}}, "", false), "X, X, X");
+  EXPECT_EQ(WithChoices(*g, {}, false), "X");  // all-zero choices: the first alternative
+  EXPECT_EQ(WithChoices(*g, {{1, 2}, {1, 2}, {0, 2}}, false), "X, X, X");
 }
 
 TEST(Generator, StrictReplayRefusesChoicesThatDoNotFit) {
   auto g = Make("query: list ;\nlist: X | X , list ;\n", 5);
-  EXPECT_EQ(g->Replay({{1, 2}, {0, 2}}), "X, X");
-  EXPECT_THROW(g->Replay({{7, 3}}), InvalidInput);          // another bound
-  EXPECT_THROW(g->Replay({{2, 2}}), InvalidInput);          // out of its bound
-  EXPECT_THROW(g->Replay({{1, 2}}), InvalidInput);          // runs out
-  EXPECT_THROW(g->Replay({{0, 2}, {1, 2}}), InvalidInput);  // left over
-  EXPECT_EQ(g->Replay({{0, 2}}), "X");                      // and the generator is fine after
+  EXPECT_EQ(WithChoices(*g, {{1, 2}, {0, 2}}), "X, X");
+  EXPECT_THROW(WithChoices(*g, {{7, 3}}), InvalidInput);          // another bound
+  EXPECT_THROW(WithChoices(*g, {{2, 2}}), InvalidInput);          // out of its bound
+  EXPECT_THROW(WithChoices(*g, {{1, 2}}), InvalidInput);          // runs out
+  EXPECT_THROW(WithChoices(*g, {{0, 2}, {1, 2}}), InvalidInput);  // left over
+  EXPECT_EQ(WithChoices(*g, {{0, 2}}), "X");                      // and the generator is fine after
 }
 
 TEST(Generator, InvariantsHoldWithinOneQuery) {
@@ -237,12 +308,28 @@ TEST(Generator, PerlSeesTablesStackAndGenerator) {
   EXPECT_TRUE(std::regex_match(s, std::regex("`([A-E]{1,2})` \\1 7 1 9"))) << s;
 }
 
+TEST(Generator, PerlSeesRqgsExecutorMetadataInterface) {
+  // The methods RQG grammars call on $executors->[0], over RQG's default tables.
+  auto g = Make(
+      "query: { my $e = $executors->[0]; join ' | ', join(',', @{$e->baseTables()}[0..2]), "
+      "scalar(@{$e->tables()}), $e->metaViews()->[0], join(',', @{$e->metaColumnsDataType('int', 'A')}), "
+      "join(',', @{$e->metaColumnsIndexType('primary', 'B')}), join(',', @{$e->metaColumnsIndexType('indexed', 'B')}), "
+      "join(',', @{$e->metaColumnsDataIndexType('char', 'indexed', 'C')}), $e->columnMetaType('col_varchar_key', 'A'), "
+      "$e->columnRealType('col_date_key', 'A'), join(',', @{$e->bigTables()}), $e->isBigTable('A') ? 1 : 0, "
+      "join(',', @{$e->metaSchemas()}), $e->defaultSchema, $e->tableColumns()->[0], "
+      "$e->metaColumnsDataType('blob', 'A')->[0], scalar(@{$e->metaCollations()}) > 3 ? 'ok' : 'none' } ;\n");
+  EXPECT_EQ(g->Next(),
+            "A,AA,B | 9 | non_existing_view | col_int_key,col_int_nokey,pk | pk | col_date_key,col_datetime_key,"
+            "col_int_key,col_time_key,col_varchar_key,pk | col_varchar_key | char | date | E | 0 | test | test | "
+            "col_date_key | non_existing_column | ok");
+}
+
 TEST(Generator, PerlRandIsDeterministic) {
   const std::string grammar = "query: { int(rand(1000000)) } { join '', List::Util::shuffle(1..9) } ;\n";
   auto a = Make(grammar, 4), b = Make(grammar, 4);
   for (int i = 0; i < 20; ++i) EXPECT_EQ(a->Next(), b->Next());
   const Statement s = a->NextStatement();
-  EXPECT_EQ(a->Replay(s.choices), s.text);
+  EXPECT_EQ(a->Replay(s.key, &s.choices).text, s.text);
 }
 
 TEST(Generator, PerlErrorsNameTheBlock) {
@@ -261,6 +348,50 @@ TEST(Statements, SplitLikeRqg) {
   EXPECT_EQ(SplitStatements("START TRANSACTION ; SELECT ';' ; COMMIT"),
             (std::vector<std::string_view>{"START TRANSACTION", "SELECT ';'", "COMMIT"}));
   EXPECT_EQ(SplitStatements("CREATE PROCEDURE p() BEGIN SELECT 1; END").size(), 1u);
+}
+
+// The splitting rule written plainly, one character at a time: what the fast
+// splitter (eight bytes at a time) must agree with.
+std::vector<std::string> SplitPlainly(const std::string& q) {
+  std::vector<std::string> out;
+  const auto push = [&](size_t b, size_t e) {
+    while (b < e && (q[b] == ' ' || q[b] == '\n' || q[b] == '\t')) ++b;
+    while (e > b && (q[e - 1] == ' ' || q[e - 1] == '\n' || q[e - 1] == '\t')) --e;
+    if (e > b) out.push_back(q.substr(b, e - b));
+  };
+  const bool compound = q.find("END") != std::string::npos && q.find("LOOP") != std::string::npos;
+  if (q.find(';') == std::string::npos || compound) {
+    push(0, q.size());
+    return out;
+  }
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (quote) {
+      if (q[i] == '\\') ++i;
+      else if (q[i] == quote) quote = 0;
+    } else if (q[i] == '\'' || q[i] == '"' || q[i] == '`') {
+      quote = q[i];
+    } else if (q[i] == ';') {
+      push(start, i);
+      start = i + 1;
+    }
+  }
+  push(start, q.size());
+  return out;
+}
+
+TEST(Statements, FastSplitAgreesWithThePlainRuleOnRandomText) {
+  Rng rng(5);
+  const std::string alphabet = std::string("ab ;;'\"`\\\n\tEND LOOP", 19) + std::string(1, '\0');
+  for (int n = 0; n < 20000; ++n) {
+    std::string q;
+    const size_t len = rng.Below(40);
+    for (size_t i = 0; i < len; ++i) q += alphabet[rng.Below(alphabet.size())];
+    std::vector<std::string> fast;
+    for (std::string_view p : SplitStatements(q)) fast.emplace_back(p);
+    ASSERT_EQ(fast, SplitPlainly(q)) << '[' << q << ']';
+  }
 }
 
 }  // namespace

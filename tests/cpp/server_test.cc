@@ -149,5 +149,16 @@ TEST(CrashReport, AssertionsAndHandlerFramesAreRecognised) {
   EXPECT_EQ(r.frames[0], "Item::val()");
 }
 
+TEST(CrashReport, TheCrashingQueryAndSessionAreRead) {
+  const std::string head = "240101 [ERROR] /usr/sbin/mariadbd got signal 11 ;\n"
+                           "udf/crash_if.cc:24(crash_if)[0x7fd547d5f152]\n\n"
+                           "Connection ID (thread ID): 6\nStatus: NOT_KILLED\n";
+  CrashReport r = ParseCrashReport(head + "Query (0x77d4f8010cc0): SELECT a\nFROM t\n\nOptimizer switch: x\n");
+  EXPECT_EQ(r.query, "SELECT a\nFROM t");
+  EXPECT_EQ(r.connection_id, 6u);
+  r = ParseCrashReport(head + "Query (0x0): (null)\n\n");
+  EXPECT_EQ(r.query, "");
+}
+
 }  // namespace
 }  // namespace gauntlet

@@ -7,6 +7,7 @@ import time
 
 import gauntlet
 import pytest
+from gauntlet import Grammar
 
 from conftest import REPO
 from faults import gauntlet_cli, processes_under
@@ -192,3 +193,26 @@ def test_zz_data_file_cannot_end_gauntlet(tmp_path):
     zz.write_text("$tables = { rows => [1] };\nexit(3);\n")
     r = gauntlet_cli("run", "--grammar", OPTIMIZER, "--data", zz, "--out", tmp_path / "o")
     assert r.returncode == 2 and "exit(3) called" in r.stderr, r.stderr
+
+
+def test_mistakes_that_used_to_pass_silently_are_named(tmp_path, rqg_grammars):
+    with pytest.raises(gauntlet.InvalidInput, match=r"<string>:1:1: no rule here"):
+        Grammar.from_string("query SELECT 1 ;")
+    g = Grammar.from_string("# a comment line\nstray text ;\nquery: SELECT 1 ;\n")
+    assert g.warnings == ["<string>:2:1: text before the first rule is ignored (a rule starts with 'name:')"]
+    with pytest.raises(gauntlet.InvalidInput, match="redefine: applies to grammar files"):
+        gauntlet.run(g, redefine=["other.yy"], out=tmp_path / "r")
+    with pytest.raises(gauntlet.InvalidInput, match=r"missing\.yy"):
+        Grammar.from_file(str(rqg_grammars / "conf__examples__example.yy"), "missing.yy")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'treads'"):
+        gauntlet.Run(g, treads=4)  # at once, not at wait()
+    with pytest.raises(TypeError, match="Grammar.from_string"):
+        Grammar(12)
+    assert Grammar(rqg_grammars / "conf__examples__example.yy").rules == \
+        Grammar.from_file(rqg_grammars / "conf__examples__example.yy").rules
+
+
+def test_a_run_that_never_started_still_has_a_frame_with_the_documented_columns(tmp_path):
+    frame = gauntlet.RunResult(tmp_path, gauntlet._core.empty_summary(), []).to_pandas()
+    assert len(frame) == 0 and frame.index.name == "t"
+    assert {"statements", "p95_ms", "n_ok", "n_crash"} <= set(frame.columns)

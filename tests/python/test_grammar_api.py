@@ -23,15 +23,21 @@ def test_iteration_and_reprs():
     assert sum(merged.alternative_hits("query")) == 10
 
 
-def test_replay_from_choices():
+def test_replay_from_key_and_choices():
     g = Grammar.from_string("query: SELECT _varchar(5) , _date | DELETE FROM _table ;")
     gen = g.generator(seed=11)
-    for _ in range(20):
-        st = gen.next_statement()
-        assert gen.replay(st.choices) == st.text
-    assert gen.replay([], strict=False).startswith("SELECT")
+    made = [gen.next_statement() for _ in range(20)]
+    fresh = g.generator(seed=1)
+    for st in reversed(made):
+        assert fresh.replay(st).text == st.text
+        assert fresh.replay(st.key, st.choices).text == st.text  # the key as a log stores it
+    assert made[3].key["index"] == made[3].index == 3 and made[3].key["seed"] == 11
+    assert repr(made[3]).startswith("Statement(thread 1, query 3, ")
+    assert fresh.replay(made[0], [], strict=False).text.startswith("SELECT")
     with pytest.raises(gauntlet.InvalidInput, match="choice 0"):
-        gen.replay([(7, 3)])
+        fresh.replay(made[0], [(7, 3)])
+    with pytest.raises(gauntlet.InvalidInput, match="replay key"):
+        fresh.replay({"seed": 1})
 
 
 def test_python_rule_callbacks_are_deterministic():
@@ -52,7 +58,7 @@ def test_callback_can_expand_builtins():
 
 def test_errors_carry_file_line_column():
     with pytest.raises(gauntlet.InvalidInput) as e:
-        Grammar.from_string("query:\n  SELECT { 1 + ;\n", name="bad.yy")
+        Grammar.from_string("query:\n  SELECT { 1 + } ;\n", name="bad.yy").generate(1)
     assert (e.value.file, e.value.line, e.value.column) == ("bad.yy", 2, 10)
     assert isinstance(e.value, ValueError)
     with pytest.raises(gauntlet.InvalidInput, match=r"missing\.yy"):

@@ -66,7 +66,16 @@ def test_run_against_default_server_writes_results(tmp_path):
     events = [json.loads(l) for l in (out / "events.jsonl").read_text().splitlines()]
     assert events[0]["type"] == "start" and events[-1]["type"] == "end"
     assert len(result.timeline()) >= 4
-    assert (out / "statements-1.log").stat().st_size > 0
+    assert (out / "statements-1.jsonl").stat().st_size > 0
+    # What a comparison of two runs needs, from their folders alone.
+    settings = s["settings"]
+    assert settings["seed"] == 1 and settings["threads"] == 2 and settings["gauntlet_version"] == gauntlet.__version__
+    [source] = settings["grammar_sources"]
+    assert source["source"].endswith("optimizer.yy") and len(source["sha256"]) == 64
+    server = s["server_info"]
+    assert "MariaDB" in server["version"] and server["binary"] == "/usr/sbin/mariadbd"
+    assert "--no-defaults" in server["command_line"] and any(o.startswith("--tmpdir=") for o in server["command_line"])
+    assert "innodb_buffer_pool_size" in json.loads((out / server["variables"]).read_text())
     assert gauntlet.RunResult.load(out).summary()["statements"] == s["statements"]
     df = result.to_pandas()
     assert "p95_ms" in df.columns and len(df) == len(result.timeline())
@@ -283,3 +292,26 @@ def test_server_refusing_to_start_is_a_recorded_finding(tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())
     [finding] = summary["findings"]
     assert finding["kind"] == "start" and "oops" in finding["detail"]
+
+
+def test_a_run_ends_at_its_deadline_and_cancels_what_is_in_flight(tmp_path):
+    # Half the statements would run for minutes: at the deadline they are in flight.
+    g = Grammar.from_string("query: SELECT BENCHMARK(900000000, MD5('a')) | SELECT _digit ;")
+    s = gauntlet.run(g, threads=2, duration=2, out=tmp_path).summary()
+    assert 2.0 <= s["seconds"] < 2.5, s["seconds"]
+    assert s["cancelled"] == 2  # one per session, neither an error nor a latency
+    assert s["outcomes"]["timeout"] == 0 and s["errors"] == []
+    assert s["latency_ms"]["max"] < 1000
+    timeline = gauntlet.RunResult.load(tmp_path).timeline()
+    assert [sec["t"] for sec in timeline] == [1.0, 2.0]  # whole seconds only
+    assert sum(sec["statements"] for sec in timeline) <= s["statements"]
+
+
+def test_errors_come_with_examples(tmp_path):
+    g = Grammar.from_string("query: SELECT * FROM no_such_table_ ; | SELECT _digit ;")
+    s = gauntlet.run(g, threads=2, queries=50, duration=0, out=tmp_path).summary()
+    [e] = s["errors"]
+    assert (e["code"], e["name"]) == (1146, "ER_NO_SUCH_TABLE")
+    assert 1 <= len(e["examples"]) <= 3
+    assert e["examples"][0]["statement"] == "SELECT * FROM no_such_table_"
+    assert "no_such_table_" in e["examples"][0]["message"]

@@ -1,4 +1,4 @@
-#include "server/crash_report.h"
+#include "server/crash_log.h"
 
 #include <cxxabi.h>
 #include <sys/stat.h>
@@ -46,12 +46,15 @@ CrashReport ParseCrashReport(const std::string& log) {
   static const std::regex kSignal(R"(got signal (\d+))");
   static const std::regex kAssertion(R"(Assertion [`'](.*)' failed)");
   static const std::regex kInnodbAssertion(R"(InnoDB: (Failing assertion: .*))");
+  static const std::regex kQuery(R"(^Query \(0x[0-9a-f]+\): (.*)$)");
+  static const std::regex kConnection(R"(^Connection ID \(thread ID\): (\d+))");
   static const std::regex kFrame(R"(\(([^()+\s]+)\+0x[0-9a-f]+\)\s*\[0x[0-9a-f]+\]|:\d+\(([^()\s]+)\)\s*\[0x[0-9a-f]+\])");
 
   std::istringstream in(log);
   std::string line;
   bool in_crash = false;
   bool past_handler = false;
+  bool in_query = false;  // the query goes on until an empty line
   std::string excerpt;
   std::smatch m;
   while (std::getline(in, line)) {
@@ -65,6 +68,21 @@ CrashReport ParseCrashReport(const std::string& log) {
     }
     if (!in_crash) continue;
     excerpt += line + "\n";
+    if (in_query) {
+      if (line.empty()) in_query = false;
+      else r.query += "\n" + line;
+      continue;
+    }
+    if (std::regex_search(line, m, kQuery)) {
+      r.query = m[1].str();
+      if (r.query == "(null)") r.query.clear();
+      else in_query = true;
+      continue;
+    }
+    if (std::regex_search(line, m, kConnection)) {
+      r.connection_id = std::stoull(m[1].str());
+      continue;
+    }
     if (line.rfind("Writing a core file", 0) == 0 || line.rfind("Resource Limits", 0) == 0) {
       in_crash = false;  // the rest is environment, not the crash
       continue;

@@ -1,0 +1,90 @@
+#include "exec/script.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace gauntlet {
+
+uint64_t Script::size() const {
+  uint64_t n = 0;
+  for (const auto& s : sessions) n += s.size();
+  return n;
+}
+
+uint64_t Script::MustFinishBefore(size_t session, const ScriptStatement& s) const {
+  // A reply takes tens of microseconds to come back over a socket, more under
+  // load; a statement that waited on a lock runs for longer than this.
+  constexpr double kReply = 0.001;  // seconds
+  constexpr double kQuick = 0.010;
+  // Within a session statements run one after another: end times ascend.
+  const auto& list = sessions[session];
+  size_t n = static_cast<size_t>(std::lower_bound(list.begin(), list.end(), s.start,
+                                                  [](const ScriptStatement& x, double t) { return x.end < t; }) -
+                                 list.begin());
+  if (n < list.size()) {
+    const ScriptStatement& running = list[n];
+    if (running.rank < s.rank && running.end < s.start + kReply && running.end - running.start < kQuick)
+      ++n;
+  }
+  return n;
+}
+
+Script Script::FromStatementLogs(const std::vector<std::string>& files, int sessions, uint64_t until_seq) {
+  if (sessions < 0 || sessions > 1)
+    throw InvalidInput({"sessions", 0, 0}, "must be 0 (the run's sessions) or 1 (one session)");
+  std::vector<ScriptStatement> all;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    if (!in) throw InvalidInput({file, 0, 0}, "cannot read the statement log");
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      if (line.empty()) continue;
+      ScriptStatement s;
+      try {
+        const nlohmann::json j = nlohmann::json::parse(line);
+        if (j.contains("header")) continue;
+        s.seq = j.at("seq").get<uint64_t>();
+        s.thread = j.at("thread").get<int>();
+        s.start = j.value("start", 0.0);
+        s.end = j.value("end", 0.0);
+        if (j.contains("sql_hex")) {
+          const std::string hex = j["sql_hex"].get<std::string>();
+          for (size_t i = 0; i + 1 < hex.size(); i += 2) s.sql += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+        } else {
+          s.sql = j.at("sql").get<std::string>();
+        }
+      } catch (const std::exception& e) {
+        // A run killed mid-write leaves a torn last line: the rest is usable.
+        if (in.peek() == EOF) break;
+        throw InvalidInput({file, number, 0}, std::string("not a statement log line: ") + e.what());
+      }
+      if (s.thread < 1) throw InvalidInput({file, number, 0}, "thread must be 1 or more");
+      if (until_seq == 0 || s.seq < until_seq) all.push_back(std::move(s));
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const ScriptStatement& a, const ScriptStatement& b) { return a.seq < b.seq; });
+  Script script;
+  std::map<int, size_t> session_of;  // run thread -> session
+  for (const ScriptStatement& s : all) session_of.emplace(sessions == 1 ? 0 : s.thread, 0);
+  size_t next = 0;
+  for (auto& [thread, session] : session_of) session = next++;
+  script.sessions.resize(session_of.size());
+  uint64_t rank = 0;
+  double previous_start = all.empty() ? 0 : all.front().start;
+  for (ScriptStatement& s : all) {
+    s.rank = rank++;
+    s.gap = std::max(0.0, s.start - previous_start);
+    previous_start = s.start;
+    script.sessions[session_of[sessions == 1 ? 0 : s.thread]].push_back(std::move(s));
+  }
+  return script;
+}
+
+}  // namespace gauntlet

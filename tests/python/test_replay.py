@@ -1,0 +1,115 @@
+"""Replay: a run re-created from its statement log, on a real MariaDB started by Gauntlet."""
+
+import json
+import subprocess
+import sys
+
+import gauntlet
+import pytest
+from gauntlet import Grammar
+
+from conftest import REPO
+from gauntlet.run import KINDS
+
+UDF_DIR = REPO / "build" / "tests" / "udf"
+
+# Session 1 fills and empties a table; session 2 crashes the server (through a
+# UDF) when it sees four rows or more: a crash that needs both sessions, in an
+# order that the seed decides.
+CRASH_GRAMMAR = """
+query_init: CREATE FUNCTION IF NOT EXISTS crash_if RETURNS INTEGER SONAME 'gauntlet_crash_if.so' ; CREATE TABLE IF NOT EXISTS t (a INT) ENGINE=InnoDB ;
+thread1: INSERT INTO t VALUES (1) | INSERT INTO t VALUES (2) | DELETE FROM t ;
+thread2: SELECT crash_if(COUNT(*) >= 4) FROM t | SELECT COUNT(*) FROM t ;
+"""
+
+
+@pytest.fixture(scope="module")
+def udf_dir():
+    if not (UDF_DIR / "gauntlet_crash_if.so").exists():
+        pytest.fail(f"{UDF_DIR}/gauntlet_crash_if.so is not built (make build)")
+    return UDF_DIR
+
+
+def logged(out):
+    lines = []
+    for path in sorted(out.glob("statements-*.jsonl")):
+        header, *rest = [json.loads(l) for l in path.read_text().splitlines()]
+        assert header["header"] == "gauntlet statement log" and "seconds" in header["time"]
+        lines += rest
+    return sorted(lines, key=lambda l: l["seq"])
+
+
+def test_the_statement_log_orders_statements_and_regenerates_each_query(tmp_path):
+    out = tmp_path / "run"
+    result = gauntlet.run(REPO / "grammars" / "optimizer.yy", threads=3, duration=3, out=out, statement_log=True)
+    lines = logged(out)
+    assert len(lines) == result.summary()["statements"] + result.summary()["cancelled"] > 300
+    assert [l["seq"] for l in lines] == list(range(len(lines)))  # one global order, no gaps
+    assert {l["thread"] for l in lines} == {1, 2, 3}
+    for l in lines:
+        assert l["start"] <= l["end"] <= result.summary()["seconds"] and l["outcome"] in KINDS + ("cancelled",)
+    # Every query's key re-creates its statements on a fresh generator.
+    grammar = Grammar.from_file(str(REPO / "grammars" / "optimizer.yy"))
+    fresh = grammar.generator(seed=99)
+    queries = {}
+    for l in lines:
+        queries.setdefault((l["thread"], l["query"]), []).append(l)
+    assert len(queries) > 100
+    for (thread, index), pieces in queries.items():
+        key = pieces[0]["key"]
+        assert (key["thread"], key["index"], key["seed"]) == (thread, index, 1)
+        text = fresh.replay(key).text
+        assert gauntlet.split_statements(text)[:len(pieces)] == [p["sql"] for p in pieces]
+
+
+@pytest.mark.parametrize("seed", [3, 11, 12, 14])
+def test_replay_refinds_a_multi_session_crash(tmp_path, udf_dir, seed):
+    out = tmp_path / "run"
+    grammar = Grammar.from_string(CRASH_GRAMMAR)
+    result = gauntlet.run(grammar, threads=2, duration=60, seed=seed, out=out, statement_log=True,
+                          mysqld=[f"plugin-dir={udf_dir}"])
+    assert [f["kind"] for f in result.findings] == ["crash"], result.summary()
+    original = result.findings[0]
+    assert "crash_if" in original["statement"]
+    assert json.loads((out / "run.json").read_text())["seed"] == seed
+
+    # The CLI, as a user runs it: same server options and data, the logged order. Statements
+    # sent microseconds apart reach the server in either order, so a race may take attempts.
+    cli = subprocess.run([sys.executable, "-m", "gauntlet", "replay", str(out), "--attempts", "5"],
+                         capture_output=True, text=True, timeout=300)
+    assert cli.returncode == 1, cli.stdout + cli.stderr
+    again = gauntlet.RunResult.load(out / "replay")
+    assert [f["kind"] for f in again.findings] == ["crash"]
+    assert again.findings[0]["signature"] == original["signature"]
+    assert "crash_if" in again.findings[0]["statement"]
+    assert again.summary()["stop_reason"] == "crash"
+    assert 1 <= again.summary()["attempt"] <= 5
+    # The replay logged its own statements: no more than the run executed.
+    assert 0 < len(logged(out / "replay")) <= len(logged(out))
+
+    # One session running everything in the run's start order finds it too.
+    serial = gauntlet.replay(out, out=tmp_path / "serial", sessions=1, attempts=5)
+    assert [f["kind"] for f in serial.findings] == ["crash"]
+    assert serial.summary()["threads"] == 1
+
+    # Session 2's statements alone never crash: the crash needs both sessions.
+    only = tmp_path / "only2"
+    only.mkdir()
+    (only / "run.json").write_text((out / "run.json").read_text())
+    (only / "statements-2.jsonl").write_text((out / "statements-2.jsonl").read_text())
+    alone = gauntlet.replay(only, mysqld=[f"plugin-dir={udf_dir}"])
+    assert alone.findings == [] and alone.summary()["stop_reason"] == "script"
+
+
+def test_replay_refuses_what_it_cannot_replay(tmp_path):
+    with pytest.raises(gauntlet.InvalidInput, match="no run.json"):
+        gauntlet.replay(tmp_path)
+    (tmp_path / "run.json").write_text(json.dumps({"seed": 1}))
+    with pytest.raises(gauntlet.InvalidInput, match="statement log"):
+        gauntlet.replay(tmp_path)
+    (tmp_path / "statements-1.jsonl").write_text('{"seq": 0, "thread": 1, "sql": "SELECT 1"}\nnot json\n'
+                                                 '{"seq": 1, "thread": 1, "sql": "SELECT 2"}\n')
+    with pytest.raises(gauntlet.InvalidInput, match=r"statements-1.jsonl:2"):
+        gauntlet.replay(tmp_path)
+    with pytest.raises(gauntlet.InvalidInput, match="sessions"):
+        gauntlet.replay(tmp_path, sessions=3)

@@ -5,7 +5,7 @@ PY      := /usr/bin/python3
 BUILD   := build
 DEBS    := cmake g++ make libboost-dev nlohmann-json3-dev libperl-dev libmariadb-dev \
            mariadb-server mariadb-client gdb pybind11-dev \
-           python3-pybind11 python3-pytest python3-setuptools python3-pip python3-venv python3-pandas \
+           python3-pybind11 python3-pytest python3-setuptools python3-pip python3-venv python3-pandas python3-matplotlib \
            python3-nbclient python3-nbformat python3-ipykernel libgtest-dev \
            libbenchmark-dev clang libclang-rt-14-dev
 export PYTHONPATH := $(CURDIR)/python

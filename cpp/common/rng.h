@@ -20,6 +20,9 @@ namespace gauntlet {
 struct Choice {
   uint64_t value;
   uint64_t bound;  // exclusive upper bound; 0 means the full 64-bit range
+  // What the draw decided, in the drawer's own numbering (the generator's:
+  // which rule or built-in); -1 when unlabelled. Not part of equality.
+  int32_t label = -1;
   bool operator==(const Choice& o) const {
     return value == o.value && bound == o.bound;
   }
@@ -44,6 +47,9 @@ class Rng {
   // Uniform in [0, 1) with 53 bits of precision.
   double Uniform01();
 
+  // Labels the draws that follow (see Choice::label).
+  void set_label(int32_t label) { label_ = label; }
+
   // The draws made since the last ClearChoices().
   const ChoiceSeq& choices() const { return choices_; }
   void ClearChoices() { choices_.clear(); }
@@ -60,7 +66,7 @@ class Rng {
  private:
   uint64_t Next64();
   uint64_t Record(uint64_t value, uint64_t bound) {
-    choices_.push_back({value, bound});
+    choices_.push_back({value, bound, label_});
     return value;
   }
   // Returns the replayed value for a draw under `bound`, or false.
@@ -72,6 +78,7 @@ class Rng {
   ChoiceSeq replay_copy_;
   size_t replay_pos_ = 0;
   bool replay_strict_ = false;
+  int32_t label_ = -1;
 };
 
 }  // namespace gauntlet

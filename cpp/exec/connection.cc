@@ -111,7 +111,9 @@ Outcome Connection::Execute(std::string_view sql, ResultSet* result) {
         const unsigned n = mysql_num_fields(res);
         if (result != nullptr && result->columns.empty()) {
           MYSQL_FIELD* fields = mysql_fetch_fields(res);
-          for (unsigned i = 0; i < n; ++i) result->columns.push_back({fields[i].name, TypeName(fields[i].type)});
+          constexpr unsigned kBinaryCharset = 63;
+          for (unsigned i = 0; i < n; ++i)
+            result->columns.push_back({fields[i].name, TypeName(fields[i].type), fields[i].charsetnr == kBinaryCharset});
         }
         while (MYSQL_ROW row = mysql_fetch_row(res)) {
           ++o.rows;

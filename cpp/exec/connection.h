@@ -35,7 +35,8 @@ struct ConnectionParams {
 
 struct ResultColumn {
   std::string name;
-  std::string type;  // "INT", "VARCHAR", "DATETIME", ...
+  std::string type;     // "INT", "VARCHAR", "DATETIME", ...
+  bool binary = false;  // the binary character set: bytes, not text
 };
 
 struct ResultSet {

@@ -180,7 +180,40 @@ Statement Generator::NextStatement() {
   s.rule = grammar_->rules()[StartRule()].name;
   s.text = Next();
   s.choices = rng_.choices();
+  s.choice_names = NameChoices(s.choices);
   return s;
+}
+
+int32_t Generator::BuiltinLabel(const Builtin& b) const {
+  const auto& all = grammar_->builtins();
+  if (all.empty() || &b < all.data() || &b >= all.data() + all.size()) return -1;  // one made up by user code
+  return static_cast<int32_t>(grammar_->rules().size() + static_cast<size_t>(&b - all.data()));
+}
+
+std::vector<std::string> Generator::NameChoices(const ChoiceSeq& choices) const {
+  const size_t rules = grammar_->rules().size(), builtins = grammar_->builtins().size();
+  std::vector<std::string> names;
+  names.reserve(choices.size());
+  for (const Choice& c : choices) {
+    const std::string of = c.bound == 0 ? " (64-bit draw)" : ": " + std::to_string(c.value) + " of " + std::to_string(c.bound);
+    std::string name;
+    if (c.label < 0) {
+      name = "?";
+    } else if (static_cast<size_t>(c.label) < rules) {
+      const Rule& r = grammar_->rules()[c.label];
+      if (r.callback >= 0) name = "Python rule '" + r.name + "'" + of;
+      else if (r.weighted) name = r.name + ": weighted alternative";
+      else name = r.name + ": alternative " + std::to_string(c.value + 1) + " of " + std::to_string(c.bound);
+      names.push_back(std::move(name));
+      continue;
+    } else if (static_cast<size_t>(c.label) < rules + builtins) {
+      name = grammar_->builtins()[c.label - rules].name;
+    } else {
+      name = "Perl block at " + grammar_->perl_blocks()[c.label - rules - builtins].where.ToString();
+    }
+    names.push_back(name + of);
+  }
+  return names;
 }
 
 ReplayKey Generator::NextKey() const {
@@ -261,12 +294,14 @@ Statement Generator::Replay(const ReplayKey& key, const ChoiceSeq* choices, bool
   ++count_;
   s.text = out_;
   s.choices = rng_.choices();
+  s.choice_names = NameChoices(s.choices);
   return s;
 }
 
 void Generator::ExpandRule(int rule_id, int depth) {
   const Rule& rule = grammar_->rules()[rule_id];
   ++rule_hits_[rule_id];
+  rng_.set_label(rule_id);
   if (rule.callback >= 0) {
     std::string text;
     {
@@ -356,6 +391,8 @@ void Generator::ExpandToken(const Token& t, int depth) {
 
 std::string Generator::RunUserCode(const Token& t) {
   const bool block = t.kind == Token::Kind::kPerl;
+  rng_.set_label(block ? static_cast<int32_t>(grammar_->rules().size() + grammar_->builtins().size() + t.index)
+                       : -1);
   ActivityScope activity(this, rule_, block ? static_cast<int>(t.index) : -1);
   return block ? perl_->RunBlock(t.index) : perl_->ReadVariable(t.index);
 }
@@ -419,6 +456,7 @@ uint32_t Generator::PickField(FieldClass cls) {
 }
 
 void Generator::ExpandBuiltin(const Builtin& b) {
+  rng_.set_label(BuiltinLabel(b));
   const auto& tables = schema_.tables();
   switch (b.kind) {
     case K::kTable: case K::kBaseTable: case K::kView: {

@@ -76,6 +76,9 @@ struct Statement {
   ChoiceSeq choices;
   ReplayKey key;
   std::string rule;          // the start rule
+  // What each choice decided, for people: "query: alternative 2 of 3",
+  // "_digit: 7 of 10", "Perl block at g.yy:12: 4 of 9".
+  std::vector<std::string> choice_names;
 };
 
 // Use counts per rule and per alternative, mergeable across workers.
@@ -149,6 +152,10 @@ class Generator {
 
   int StartRule() const;
   void FindStartRules();
+  // Choice labels: a rule's number for its alternative (or a Python rule's
+  // draws), then built-ins by their index, then Perl blocks.
+  int32_t BuiltinLabel(const Builtin& b) const;
+  std::vector<std::string> NameChoices(const ChoiceSeq& choices) const;
   // Brings the generator to the state before statement `key`.
   void Reposition(const ReplayKey& key);
   void Generate(int rule);

@@ -17,6 +17,13 @@ void RegisterErrors(py::module_& m) {
     return py::handle(cls);
   }();
   static py::exception<GenerationError> generation(m, "GenerationError", error.ptr());
+  error.attr("__doc__") = "Gauntlet failed at something it could not recover from (the base of its errors).";
+  invalid_input.attr("__doc__") =
+      "Bad input: a grammar, data spec, config, DSN, option or argument. Also a ValueError. The message "
+      "names the file, line and column or the setting; .file, .line, .column and .reason hold them.";
+  generation.attr("__doc__") =
+      "Generating a statement failed: a Perl block died, a Python rule raised, or the statement grew "
+      "past its size limit. The message names the rule and the block's file and line.";
 
   py::register_exception_translator([](std::exception_ptr p) {
     try {

@@ -62,7 +62,9 @@ ChoiceSeq FromList(const py::iterable& items) {
 }  // namespace
 
 void RegisterGrammar(py::module_& m) {
-  py::class_<Column>(m, "Column")
+  py::class_<Column>(m, "Column",
+                     "A column of a data spec or an introspected table: name, SQL type, keys, and the "
+                     "grammar expression its values come from (\"\" derives one from the type).")
       .def(py::init([](std::string name, std::string type, bool primary, bool indexed,
                        bool nullable, bool auto_increment, std::string values, bool raw) {
              return Column{std::move(name), std::move(type), primary, indexed || primary,
@@ -71,19 +73,22 @@ void RegisterGrammar(py::module_& m) {
            py::arg("name"), py::arg("type") = "int", py::arg("primary") = false,
            py::arg("indexed") = false, py::arg("nullable") = true, py::arg("auto_increment") = false,
            py::arg("values") = "", py::arg("raw") = false)
-      .def_readwrite("name", &Column::name)
-      .def_readwrite("type", &Column::type)
-      .def_readwrite("primary", &Column::primary)
-      .def_readwrite("indexed", &Column::indexed)
-      .def_readwrite("nullable", &Column::nullable)
-      .def_readwrite("auto_increment", &Column::auto_increment)
-      .def_readwrite("values", &Column::values)
-      .def_readwrite("raw", &Column::raw)
+      .def_readwrite("name", &Column::name, "The column name.")
+      .def_readwrite("type", &Column::type, "The SQL type as written: \"int\", \"varchar(10)\", ...")
+      .def_readwrite("primary", &Column::primary, "Part of the primary key.")
+      .def_readwrite("indexed", &Column::indexed, "Part of any index (a primary key counts).")
+      .def_readwrite("nullable", &Column::nullable, "NULL allowed.")
+      .def_readwrite("auto_increment", &Column::auto_increment, "AUTO_INCREMENT.")
+      .def_readwrite("values", &Column::values,
+                     "A grammar expression for its data (\"_digit | NULL\"); \"\" derives one from the type.")
+      .def_readwrite("raw", &Column::raw, "`type` is the whole definition after the name (RQG's `sqls`).")
       .def("__repr__", [](const Column& c) {
         return "Column(" + c.name + " " + c.type + (c.primary ? " primary" : c.indexed ? " indexed" : "") + ")";
       });
 
-  py::class_<Table>(m, "Table")
+  py::class_<Table>(m, "Table",
+                    "A table (or view) of a data spec: columns, row count, engine, database, extra "
+                    "CREATE TABLE options and index definitions.")
       .def(py::init([](std::string name, std::vector<Column> columns, uint64_t rows,
                        std::string engine, bool view, std::string database) {
              Table t;
@@ -97,14 +102,15 @@ void RegisterGrammar(py::module_& m) {
            }),
            py::arg("name"), py::arg("columns"), py::arg("rows") = 0, py::arg("engine") = "",
            py::arg("view") = false, py::arg("database") = "")
-      .def_readwrite("name", &Table::name)
-      .def_readwrite("columns", &Table::columns)
-      .def_readwrite("rows", &Table::rows)
-      .def_readwrite("engine", &Table::engine)
-      .def_readwrite("view", &Table::view)
-      .def_readwrite("database", &Table::database)
-      .def_readwrite("options", &Table::options)
-      .def_readwrite("keys", &Table::keys)
+      .def_readwrite("name", &Table::name, "The table name.")
+      .def_readwrite("columns", &Table::columns, "Its Columns, in order.")
+      .def_readwrite("rows", &Table::rows, "How many rows the loader puts in it.")
+      .def_readwrite("engine", &Table::engine, "The storage engine; \"\" is the server's default.")
+      .def_readwrite("view", &Table::view, "A view rather than a base table.")
+      .def_readwrite("database", &Table::database, "Its database; \"\" is the schema's first.")
+      .def_readwrite("options", &Table::options,
+                     "More CREATE TABLE options: \"PARTITION BY KEY (pk) PARTITIONS 2\".")
+      .def_readwrite("keys", &Table::keys, "More index definitions: [\"KEY k (k, c)\"].")
       .def("__repr__", [](const Table& t) {
         return "Table(" + t.name + ", " + std::to_string(t.columns.size()) + " columns, " +
                std::to_string(t.rows) + " rows)";
@@ -153,33 +159,48 @@ void RegisterGrammar(py::module_& m) {
         return py::bytes(g.source_text(source));
       });
 
-  py::class_<RuleContext>(m, "RuleContext")
+  py::class_<RuleContext>(m, "RuleContext",
+                          "What a Python rule sees while it runs (valid only during the call): "
+                          "recorded draws, expansion of other rules, the worker and the last table.")
       .def("below", [](RuleContext& c, uint64_t n) {
         if (n == 0) throw py::value_error("below(n) needs n > 0");
         return c.rng().Below(n);
-      })
+      }, py::arg("n"), "A recorded draw from 0 .. n-1.")
       .def("range", [](RuleContext& c, int64_t lo, int64_t hi) {
         if (lo > hi) throw py::value_error("range(lo, hi) needs lo <= hi");
         return c.rng().Range(lo, hi);
-      })
+      }, py::arg("lo"), py::arg("hi"), "A recorded draw from lo .. hi, both included.")
       .def("choice", [](RuleContext& c, const py::sequence& items) {
         if (items.size() == 0) throw py::value_error("choice() of an empty sequence");
         return items[c.rng().Below(items.size())];
-      })
-      .def("expand", &RuleContext::Expand)
-      .def_property_readonly("thread_id", &RuleContext::thread_id)
-      .def_property_readonly("last_table", &RuleContext::last_table);
+      }, py::arg("items"), "One of `items`, by a recorded draw.")
+      .def("expand", &RuleContext::Expand, py::arg("name"),
+           "The text of a rule or built-in (\"_digit\") expanded here, in this statement.")
+      .def_property_readonly("thread_id", &RuleContext::thread_id, "The worker number (1-based, RQG's threadN).")
+      .def_property_readonly("last_table", &RuleContext::last_table,
+                             "The table `_table` named last in this worker (\"\" if none yet).")
+      .def("__repr__", [](const RuleContext& c) {
+        return "RuleContext(thread " + std::to_string(c.thread_id()) + ", last table '" + c.last_table() + "')";
+      });
 
-  py::class_<Statement>(m, "Statement")
+  py::class_<Statement>(m, "Statement",
+                        "One generated query: its text, replay key, recorded choices and what they decided.")
       .def_readonly("text", &Statement::text)
       .def_property_readonly("index", [](const Statement& s) { return s.key.index; })
       .def_readonly("rule", &Statement::rule)
       .def_property_readonly("key", [](const Statement& s) { return ToPython(s.key.ToJson()); })
-      .def_property_readonly("choices", [](const Statement& s) { return ToList(s.choices); })
+      .def_property_readonly("choices", [](const Statement& s) { return ToList(s.choices); },
+                             "The draws as (value, bound) pairs, what replay takes.")
+      .def_readonly("choice_names", &Statement::choice_names,
+                    "What each draw decided: \"query: alternative 2 of 3\", \"_digit: 7 of 10\", ...")
       .def("__repr__", [](const Statement& s) {
         std::string text = s.text.size() > 60 ? s.text.substr(0, 57) + "..." : s.text;
+        std::string names;
+        for (size_t i = 0; i < s.choice_names.size() && i < 3; ++i) names += s.choice_names[i] + "; ";
+        if (s.choice_names.size() > 3) names += "...; ";
         return "Statement(thread " + std::to_string(s.key.thread) + ", query " + std::to_string(s.key.index) +
-               ", " + std::to_string(s.choices.size()) + " choices: " + py::repr(py::str(text)).cast<std::string>() + ")";
+               ", " + std::to_string(s.choices.size()) + " choices: " + names +
+               py::repr(py::str(text)).cast<std::string>() + ")";
       });
 
   py::class_<Coverage>(m, "Coverage")

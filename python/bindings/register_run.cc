@@ -34,6 +34,9 @@ py::dict OutcomeDict(const Outcome& o) {
 
 void RegisterRun(py::module_& m) {
   static py::exception<ServerError> server_error(m, "ServerError", m.attr("GauntletError").ptr());
+  server_error.attr("__doc__") =
+      "A managed server failed to start or stop for a reason other than a bad option (that is "
+      "InvalidInput): .log_errors holds the [ERROR] lines of its error log.";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -54,7 +57,8 @@ void RegisterRun(py::module_& m) {
       .def_readwrite("database", &ConnectionParams::database)
       .def_readwrite("connect_timeout", &ConnectionParams::connect_timeout)
       .def_readwrite("read_timeout", &ConnectionParams::read_timeout)
-      .def("__str__", &ConnectionParams::ToString);
+      .def("__str__", &ConnectionParams::ToString)
+      .def("__repr__", [](const ConnectionParams& p) { return "ConnectionParams(" + p.ToString() + ")"; });
 
   py::class_<Connection>(m, "Connection")
       .def_static("open", [](const ConnectionParams& p) {
@@ -75,10 +79,22 @@ void RegisterRun(py::module_& m) {
           o = c.Execute(sql, fetch ? &rs : nullptr);
         }
         py::list columns, rows;
-        for (const auto& col : rs.columns) columns.append(py::make_tuple(col.name, col.type));
+        std::vector<bool> as_bytes;
+        for (const auto& col : rs.columns) {
+          columns.append(py::make_tuple(col.name, col.type));
+          // Numbers and dates report the binary character set too; only strings are bytes.
+          const bool stringish = col.type == "CHAR" || col.type == "VARCHAR" || col.type == "BLOB" ||
+                                 col.type == "BIT" || col.type == "GEOMETRY" || col.type == "UNKNOWN";
+          as_bytes.push_back(col.binary && stringish);
+        }
         for (const auto& row : rs.rows) {
           py::list r;
-          for (const auto& v : row) r.append(v ? py::object(py::str(*v)) : py::object(py::none()));
+          for (size_t i = 0; i < row.size(); ++i) {
+            const auto& v = row[i];
+            if (!v) r.append(py::none());
+            else if (as_bytes[i]) r.append(py::bytes(*v));
+            else r.append(py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(v->data(), static_cast<Py_ssize_t>(v->size()), "replace")));
+          }
           rows.append(py::tuple(r));
         }
         return py::make_tuple(OutcomeDict(o), columns, rows);

@@ -15,11 +15,12 @@ except ImportError as e:  # pragma: no cover - only without a build
 from ._core import GauntletError, GenerationError, InvalidInput
 from .grammar import (Column, Coverage, Generator, Grammar, RuleContext, Schema, Table,
                       split_statements)
+from .analysis import compare
 from .run import Run, RunResult, replay, run
 from .server import Connection, ManagedServer, ServerError, parse_dsn
 
 __all__ = [
-    "Column", "Connection", "Coverage", "GauntletError", "GenerationError", "Generator", "Grammar",
+    "Column", "Connection", "Coverage", "compare", "GauntletError", "GenerationError", "Generator", "Grammar",
     "InvalidInput", "ManagedServer", "RuleContext", "Run", "RunResult", "Schema", "ServerError", "Table",
     "parse_dsn", "replay", "run", "split_statements",
 ]

@@ -26,6 +26,7 @@ class Schema:
 
     @classmethod
     def rqg_default(cls) -> "Schema":
+        """RQG's default tables A..E and AA..DD (GendataSimple), with RQG's row counts and value mix."""
         return cls(_core_schema=_core.Schema.rqg_default())
 
     @classmethod
@@ -36,14 +37,17 @@ class Schema:
         return cls(_core_schema=_core.Schema.from_json(text_or_path))
 
     def to_json(self) -> str:
+        """The schema in our JSON data-spec format (what Schema.from_json reads)."""
         return self._s.to_json()
 
     @property
     def tables(self) -> list:
+        """The Tables, in order."""
         return self._s.tables
 
     @property
     def databases(self) -> list:
+        """The database names; the first is where tables without one go."""
         return self._s.databases
 
     def __repr__(self) -> str:
@@ -102,6 +106,7 @@ class Grammar:
 
     @property
     def rules(self) -> list:
+        """The rule names, in definition order."""
         return self._g.rules
 
     @property
@@ -111,18 +116,22 @@ class Grammar:
 
     @property
     def warnings(self) -> list:
+        """Warnings as "file:line:column: message": undefined words, redefined rules, ignored text."""
         return self._g.warnings
 
     @property
     def undefined_words(self) -> list:
+        """Lowercase words that are neither rules nor built-ins (printed as written, as RQG does)."""
         return self._g.undefined_words
 
     @property
     def uses_perl(self) -> bool:
+        """True when the grammar has Perl blocks or $variables."""
         return self._g.perl_blocks > 0
 
     def generator(self, seed: int = 1, schema: Optional[Schema] = None, *, thread_id: int = 1,
                   thread_count: int = 1, max_depth: int = 64) -> "Generator":
+        """A Generator of this grammar: one per worker (`thread_id` picks threadN rules)."""
         return Generator(self, seed=seed, schema=schema, thread_id=thread_id,
                          thread_count=thread_count, max_depth=max_depth)
 
@@ -159,9 +168,11 @@ class Generator:
         return self._gen.next()
 
     def next(self) -> str:
+        """The next query text."""
         return self._gen.next()
 
     def generate(self, n: int) -> list:
+        """The next `n` query texts (the GIL is released while they are made)."""
         return self._gen.generate(n)
 
     def write(self, n: int, file=None, semicolons: bool = False) -> int:
@@ -197,10 +208,12 @@ class Generator:
         return self._gen.replay(key, None if choices is None else list(choices), strict, rule)
 
     def coverage(self) -> "Coverage":
+        """How often each rule and alternative was used so far."""
         return Coverage(self._gen.coverage())
 
     @property
     def count(self) -> int:
+        """How many queries this generator made (replays position it, see replay)."""
         return self._gen.count
 
     def __repr__(self) -> str:
@@ -216,9 +229,11 @@ class Coverage:
 
     @property
     def rule_hits(self) -> dict:
+        """Uses per rule name."""
         return dict(zip(self._c.rules, self._c.rule_hits))
 
     def alternative_hits(self, rule: str) -> list:
+        """Uses of each alternative of `rule`, in order."""
         i = self._c.rules.index(rule)
         start = self._c.first_alternative[i]
         end = (self._c.first_alternative[i + 1] if i + 1 < len(self._c.rules)
@@ -227,10 +242,12 @@ class Coverage:
 
     @property
     def unreached_rules(self) -> list:
+        """Rules never used."""
         return self._c.unreached_rules()
 
     @property
     def unreached_alternatives(self) -> list:
+        """"rule/N" for every alternative never taken (N counts from 0)."""
         return self._c.unreached_alternatives()
 
     def __add__(self, other: "Coverage") -> "Coverage":

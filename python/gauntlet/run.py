@@ -17,12 +17,12 @@ import time
 import traceback
 from typing import Callable, Optional, Sequence, Union
 
-from . import _core
+from . import _core, analysis
 from .data import load_data_spec
 from .grammar import Grammar, Schema
 from .server import DEFAULT_BINARY, ManagedServer, ServerError, _redact, parse_dsn
 
-KINDS = ("ok", "syntax", "semantic", "deadlock", "resource", "timeout", "connection", "corruption", "crash")
+KINDS = analysis.KINDS
 
 
 class RunResult:
@@ -53,6 +53,7 @@ class RunResult:
         return cls(out, json.loads((out / "summary.json").read_text()), timeline)
 
     def summary(self) -> dict:
+        """The run's summary.json as a dict: totals, rates, outcomes, errors with examples, latency, findings, settings, server_info, stop_reason."""
         return self._summary
 
     def timeline(self) -> list:
@@ -61,6 +62,7 @@ class RunResult:
 
     @property
     def findings(self) -> list:
+        """The findings (crash, shutdown, hang, corruption, unreachable, start), each a dict with kind, signature, detail, statement."""
         return self._summary.get("findings", [])
 
     @property
@@ -81,15 +83,21 @@ class RunResult:
         """The timeline as a DataFrame indexed by second ``t`` (needs pandas): statements,
         transactions, p50/p95/p99/max_ms and ``n_<kind>`` per outcome kind. A run that never
         started gives an empty frame with these columns."""
+        return analysis.timeline_frame(self._timeline)
+
+    def to_dict(self, flat: bool = False) -> dict:
+        """The summary; ``flat=True``: one level of ``name: scalar`` (``latency_ms.p95``,
+        ``settings.seed``, ``errors.1146``, ...), what :func:`gauntlet.compare` tabulates."""
+        return analysis.flatten(self._summary) if flat else dict(self._summary)
+
+    def to_series(self):
+        """The flat summary as a pandas Series."""
         import pandas as pd
-        columns = ["statements", "transactions", "p50_ms", "p95_ms", "p99_ms", "max_ms"] + [f"n_{k}" for k in KINDS]
-        rows = []
-        for s in self._timeline:
-            row = {k: v for k, v in s.items() if k != "outcomes"}
-            row.update({f"n_{k}": v for k, v in s["outcomes"].items()})
-            rows.append(row)
-        frame = pd.DataFrame(rows, columns=["t"] + columns)
-        return frame.set_index("t")
+        return pd.Series(self.to_dict(flat=True), name=self.out.name)
+
+    def plot(self):
+        """Throughput, latency percentiles and errors over time (a matplotlib Figure)."""
+        return analysis.plot_timeline(self._timeline, title=f"{self._summary.get('grammar', '')} ({self.out})")
 
     def __repr__(self) -> str:
         s = self._summary
@@ -688,6 +696,7 @@ class Run:
         self._thread = None
 
     def start(self) -> "Run":
+        """Starts the run in a background thread; returns self."""
         import threading
         user_tick = self._kwargs.pop("progress", None)
 
@@ -708,10 +717,12 @@ class Run:
         return self
 
     def stop(self) -> RunResult:
+        """Ends the run early (results are still written) and returns its RunResult."""
         self._stop = True
         return self.wait()
 
     def wait(self, timeout: Optional[float] = None) -> Optional[RunResult]:
+        """Waits for the run to end (at most `timeout` seconds); its RunResult, or None if still running. Re-raises what the run raised."""
         self._thread.join(timeout)
         if self._error is not None:
             raise self._error
@@ -719,10 +730,16 @@ class Run:
 
     @property
     def running(self) -> bool:
+        """True while the run goes on."""
         return self._thread is not None and self._thread.is_alive()
 
     def timeline(self) -> list:
+        """The seconds closed so far, as RunResult.timeline() gives them."""
         return list(self._seconds)
+
+    def to_pandas(self):
+        """The seconds closed so far as a DataFrame (see RunResult.to_pandas)."""
+        return analysis.timeline_frame(self.timeline())
 
     def __repr__(self) -> str:
         if self._result is not None:

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import configparser
+import datetime
+import decimal
+import difflib
+import functools
 import os
 import re
 import signal
+import subprocess
 import urllib.parse
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
@@ -13,6 +18,33 @@ from . import _core
 
 DEFAULT_BINARY = "/usr/sbin/mariadbd"
 ServerError = _core.ServerError
+
+
+@functools.lru_cache(maxsize=None)
+def _known_options(binary: str) -> tuple:
+    """The option names `binary --verbose --help` lists, with '_' for '-'."""
+    try:
+        out = subprocess.run([binary, "--no-defaults", "--verbose", "--help"], capture_output=True, text=True,
+                             timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return tuple(sorted({m.group(1).replace("-", "_") for m in re.finditer(r"^  --([a-z0-9_-]+)", out, re.M)}))
+
+
+_UNKNOWN_OPTION = re.compile(r"unknown (?:variable|option) '(?:--)?([^'=]+)")
+
+
+def _unknown_option_error(binary: str, log_errors: Sequence[str]) -> Optional["_core.InvalidInput"]:
+    """A usage error naming the option, when the server refused to start over an option it does
+    not know (with the nearest option it does know); None for any other failure."""
+    for line in log_errors:
+        m = _UNKNOWN_OPTION.search(line)
+        if m:
+            name = m.group(1)
+            near = difflib.get_close_matches(name.replace("-", "_"), _known_options(binary), n=1, cutoff=0.8)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            return _core.InvalidInput(f"mysqld: {binary} does not know the option {name!r}{hint}")
+    return None
 
 
 def _option_list(mysqld: Union[None, Mapping[str, object], Iterable[str]]) -> list:
@@ -85,22 +117,56 @@ def parse_dsn(dsn: str, option_file: Optional[str] = None) -> "_core.ConnectionP
     return p
 
 
-class Connection:
-    """A client session: ``execute(sql)`` returns an Outcome dict, columns and rows."""
+def _time(text: str) -> datetime.timedelta:
+    sign = -1 if text.startswith("-") else 1
+    hours, minutes, seconds = text.lstrip("-").split(":")
+    return sign * datetime.timedelta(hours=int(hours), minutes=int(minutes), seconds=float(seconds))
 
-    def __init__(self, target: Union[str, "_core.ConnectionParams", "ManagedServer"]):
+
+_CONVERT = {
+    **dict.fromkeys(("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT", "YEAR"), int),
+    "DECIMAL": decimal.Decimal, "FLOAT": float, "DOUBLE": float,
+    "DATE": datetime.date.fromisoformat, "DATETIME": datetime.datetime.fromisoformat,
+    "TIMESTAMP": datetime.datetime.fromisoformat, "TIME": _time,
+}
+
+
+def _typed(value, column_type: str):
+    """A value as the Python type of its column; text Python has no type for (the zero date
+    '0000-00-00', say) stays text."""
+    convert = _CONVERT.get(column_type)
+    if value is None or convert is None or isinstance(value, bytes):
+        return value
+    try:
+        return convert(value)
+    except (ValueError, ArithmeticError):
+        return value
+
+
+class Connection:
+    """A client session: ``execute(sql)`` returns a Result; ``query(sql)`` the rows of a
+    statement that must succeed. Values come typed: int, Decimal, float, date, datetime,
+    timedelta (TIME), bytes (binary strings), str, and None for NULL."""
+
+    def __init__(self, target: Union[str, "_core.ConnectionParams", "ManagedServer"], *,
+                 database: Optional[str] = None):
         if isinstance(target, ManagedServer):
             params = target.connection
         elif isinstance(target, str):
             params = parse_dsn(target)
         else:
             params = target
+        if database is not None:
+            params.database = database
         self.params = params
         self._c = _core.Connection.open(params)
 
     def execute(self, sql: str, fetch: bool = True) -> "Result":
+        """Runs one statement; returns its Result (outcome, columns, typed rows). Errors are
+        outcomes, not exceptions."""
         outcome, columns, rows = self._c.execute(sql, fetch)
-        return Result(outcome, columns, rows)
+        types = [t for _, t in columns]
+        return Result(outcome, columns, [tuple(_typed(v, t) for v, t in zip(row, types)) for row in rows])
 
     def query(self, sql: str) -> list:
         """Rows of a statement that must succeed."""
@@ -111,6 +177,7 @@ class Connection:
 
     @property
     def id(self) -> int:
+        """The server-side connection id (what KILL takes)."""
         return self._c.id
 
     def __repr__(self) -> str:
@@ -118,6 +185,9 @@ class Connection:
 
 
 class Result:
+    """What one statement did: ``outcome`` (kind, error_code, message, rows, seconds),
+    ``columns`` as (name, type) pairs and ``rows`` as tuples of typed values."""
+
     def __init__(self, outcome: dict, columns: list, rows: list):
         self.outcome = outcome
         self.columns = columns  # (name, type) pairs
@@ -125,6 +195,7 @@ class Result:
 
     @property
     def ok(self) -> bool:
+        """True when the statement succeeded."""
         return self.outcome["kind"] == "ok"
 
     def __repr__(self) -> str:
@@ -132,6 +203,19 @@ class Result:
         if self.ok:
             return f"Result(ok, {len(self.rows)} rows, {o['seconds'] * 1000:.2f} ms)"
         return f"Result({o['kind']}, error {o['error_code']}: {o['message']})"
+
+    def to_pandas(self):
+        """The rows as a DataFrame with the column names."""
+        import pandas as pd
+        return pd.DataFrame(self.rows, columns=[name for name, _ in self.columns])
+
+    def _repr_html_(self) -> str:
+        import html
+        head = "".join(f"<th>{html.escape(name)}</th>" for name, _ in self.columns)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(repr(v) if v is None else str(v))}</td>" for v in row)
+                       + "</tr>" for row in self.rows[:50])
+        more = f"<p>... {len(self.rows) - 50:,} more rows</p>" if len(self.rows) > 50 else ""
+        return f"<b>{html.escape(repr(self))}</b><table><tr>{head}</tr>{body}</table>{more}"
 
 
 class ManagedServer:
@@ -164,16 +248,29 @@ class ManagedServer:
         return cls(dir, _core_server=_core.ManagedServer.attach(os.fspath(dir)))
 
     def start(self) -> "ManagedServer":
-        self._s.start()
+        """Starts the server (from a copy of the cached datadir template) and waits until it
+        answers. Raises InvalidInput when it refuses an option it does not know (the option
+        named, with a near miss), ServerError when it fails to start otherwise (with the error
+        log's [ERROR] lines in ``log_errors``)."""
+        try:
+            self._s.start()
+        except ServerError as e:
+            usage = _unknown_option_error(self.binary, getattr(e, "log_errors", []))
+            if usage is not None:
+                raise usage from None
+            raise
         return self
 
     def stop(self, timeout: float = 60) -> None:
+        """SHUTDOWN, then SIGKILL when it takes longer than `timeout` seconds."""
         self._s.stop(timeout)
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
+        """Sends `sig` to the server process (SIGKILL by default; SIGSEGV or SIGABRT to make a crash, SIGSTOP to make a hang)."""
         self._s.kill(int(sig))
 
     def restart(self) -> None:
+        """Stops and starts the server, keeping its datadir."""
         self._s.restart()
 
     def detach(self) -> None:
@@ -182,26 +279,29 @@ class ManagedServer:
 
     @property
     def alive(self) -> bool:
+        """True while the server process exists."""
         return self._s.alive()
 
     def crash(self) -> dict:
         """The crash report (signal, assertion, frames, signature, log excerpt, gdb)."""
         return self._s.crash()
 
-    def connect(self) -> Connection:
-        return Connection(self._s.connection)
+    def connect(self, database: Optional[str] = None) -> Connection:
+        """A new Connection to this server (as root, over its Unix socket), in ``database``
+        when given."""
+        return Connection(self._s.connection, database=database)
 
-    connection = property(lambda self: self._s.connection)
-    dsn = property(lambda self: self._s.dsn)
-    socket = property(lambda self: self._s.socket)
-    port = property(lambda self: self._s.port)
-    pid = property(lambda self: self._s.pid)
-    exit_signal = property(lambda self: self._s.exit_signal)
-    error_log = property(lambda self: self._s.error_log)
-    datadir = property(lambda self: self._s.datadir)
-    ready_seconds = property(lambda self: self._s.ready_seconds)
-    dir = property(lambda self: self._s.options.dir)
-    binary = property(lambda self: self._s.options.binary)
+    connection = property(lambda self: self._s.connection, doc='The ConnectionParams of this server (its Unix socket, root).')
+    dsn = property(lambda self: self._s.dsn, doc='A mysql:// DSN other tools can use.')
+    socket = property(lambda self: self._s.socket, doc='The Unix socket path.')
+    port = property(lambda self: self._s.port, doc='The TCP port on 127.0.0.1 (0 unless started with tcp=True).')
+    pid = property(lambda self: self._s.pid, doc='The server process id (-1 before start).')
+    exit_signal = property(lambda self: self._s.exit_signal, doc='The signal that ended the server process, or 0.')
+    error_log = property(lambda self: self._s.error_log, doc="The server's error log path.")
+    datadir = property(lambda self: self._s.datadir, doc='The data directory (a copy of the cached template).')
+    ready_seconds = property(lambda self: self._s.ready_seconds, doc='Seconds from launch to the first answered query, of the last start.')
+    dir = property(lambda self: self._s.options.dir, doc='The run directory that holds datadir, logs, socket and server.json.')
+    binary = property(lambda self: self._s.options.binary, doc='The server binary.')
     command_line = property(lambda self: list(self._s.command_line),
                             doc="The server's command line as last started, Gauntlet's own options included.")
 

@@ -93,3 +93,18 @@ def test_redefine_overrides_rules():
 
 def test_split_statements():
     assert gauntlet.split_statements("A ; B ';' ; C") == ["A", "B ';'", "C"]
+
+
+def test_choices_say_what_they_decided():
+    g = Grammar.from_string("query: a | b ;\na: SELECT _digit ;\nb: SELECT { $prng->int(1, 6) } ;\n",
+                            name="g.yy")
+    gen = g.generator(seed=3)
+    names = set()
+    for _ in range(30):
+        st = gen.next_statement()
+        assert len(st.choice_names) == len(st.choices)
+        names.update(n.split(":")[0] for n in st.choice_names)
+        if st.text.startswith("SELECT") and st.choice_names[0] == "query: alternative 1 of 2":
+            assert st.choice_names[1] == f"_digit: {st.text.split()[-1]} of 10"
+    assert names == {"query", "_digit", "Perl block at g.yy"}
+    assert "query: alternative" in repr(st)

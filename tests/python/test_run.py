@@ -23,7 +23,7 @@ def test_server_lifecycle_and_connection(tmp_path):
     with ManagedServer(tmp_path / "s", mysqld={"max_connections": 50}) as s:
         assert s.alive and s.port == 0
         c = s.connect()
-        assert c.query("SELECT @@max_connections, @@skip_networking") == [("50", "1")]
+        assert c.query("SELECT @@max_connections, @@skip_networking") == [(50, 1)]
         r = c.execute("SELEC 1")
         assert (r.outcome["kind"], r.outcome["error_code"]) == ("syntax", 1064)
         assert "ManagedServer(" in repr(s) and "running" in repr(s)
@@ -34,12 +34,36 @@ def test_server_lifecycle_and_connection(tmp_path):
         assert t.connect().query("SHOW DATABASES LIKE 'test'") == [("test",)]
 
 
-def test_bad_option_is_a_clear_error(tmp_path):
-    s = ManagedServer(tmp_path / "s", mysqld=["no_such_option=1"])
-    with pytest.raises(gauntlet.ServerError) as e:
+def test_connections_return_typed_values_in_the_chosen_database(tmp_path):
+    import datetime
+    import decimal
+    with ManagedServer(tmp_path / "s") as s:
+        c = s.connect(database="mysql")
+        assert c.query("SELECT DATABASE()") == [("mysql",)]
+        row = c.query("SELECT 7, -2.50, 1e1, DATE'2024-02-29', TIMESTAMP'2024-02-29 10:11:12.5', TIME'-01:02:03', "
+                      "_binary 0x00ff, 'text', NULL, CAST('0000-00-00' AS DATE)")[0]
+        assert row == (7, decimal.Decimal("-2.50"), 10.0, datetime.date(2024, 2, 29),
+                       datetime.datetime(2024, 2, 29, 10, 11, 12, 500000), -datetime.timedelta(hours=1, minutes=2, seconds=3),
+                       b"\x00\xff", "text", None, "0000-00-00")
+        result = c.execute("SELECT 1 AS a, 'x' AS b")
+        assert list(result.to_pandas().columns) == ["a", "b"] and "<table>" in result._repr_html_()
+
+
+def test_an_option_the_server_does_not_know_is_a_usage_error(tmp_path):
+    s = ManagedServer(tmp_path / "s", mysqld=["innodb_bufer_pool_size=64M"])
+    message = "does not know the option 'innodb_bufer_pool_size'; did you mean 'innodb_buffer_pool_size'?"
+    with pytest.raises(gauntlet.InvalidInput, match=message):
         s.start()
-    assert any("no_such_option" in line for line in e.value.log_errors)
     assert not s.alive
+    # The same exception through run(), and exit 2 (usage), not a finding, from the CLI.
+    with pytest.raises(gauntlet.InvalidInput, match=message):
+        gauntlet.run(Grammar.from_string("query: SELECT 1 ;"), mysqld=["innodb_bufer_pool_size=64M"],
+                     duration=1, out=tmp_path / "run")
+    cli = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--grammar", str(REPO / "grammars" / "optimizer.yy"),
+                          "--mysqld", "no_such_thing=1", "--duration", "1", "--out", str(tmp_path / "cli")],
+                         capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 2, cli.stderr
+    assert "does not know the option 'no_such_thing'" in cli.stderr and "did you mean" not in cli.stderr
 
 
 def test_dsn_parsing_keeps_the_password_out_of_sight(monkeypatch):
@@ -79,6 +103,18 @@ def test_run_against_default_server_writes_results(tmp_path):
     assert gauntlet.RunResult.load(out).summary()["statements"] == s["statements"]
     df = result.to_pandas()
     assert "p95_ms" in df.columns and len(df) == len(result.timeline())
+    # Comparing runs, and plotting one.
+    flat = result.to_dict(flat=True)
+    assert flat["statements"] == s["statements"] and flat["settings.seed"] == 1
+    assert flat["latency_ms.p95"] == s["latency_ms"]["p95"] and "--no-defaults" in flat["server_info.options"]
+    assert result.to_series()["outcomes.ok"] == s["outcomes"]["ok"]
+    table = gauntlet.compare([result, out], labels=["first", "again"])
+    assert list(table.index) == ["first", "again"] and table.loc["again", "statements"] == s["statements"]
+    assert {"settings.threads", "server_info.version", "latency_ms.p99"} <= set(table.columns)
+    figure = result.plot()
+    assert len(figure.axes) == 3
+    figure.savefig(out / "timeline.png")
+    assert (out / "timeline.png").stat().st_size > 10000
     assert not mariadbd_running_in(out)
 
 
@@ -202,7 +238,7 @@ def test_data_template_starts_later_runs_with_the_data(tmp_path, monkeypatch):
     assert "from_template" in second.summary()["load"]
     server = ManagedServer.attach(tmp_path / "b" / "server")
     try:
-        assert server.connect().query("SELECT COUNT(*) FROM test.E") == [("1000",)]
+        assert server.connect().query("SELECT COUNT(*) FROM test.E") == [(1000,)]
     finally:
         server.stop()
 
@@ -276,6 +312,8 @@ def test_background_run_can_be_watched_and_stopped(tmp_path):
     while len(r.timeline()) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert r.running and "running" in repr(r)
+    live = r.to_pandas()
+    assert len(live) >= 2 and live["statements"].iloc[0] > 0
     result = r.stop()
     assert result.summary()["stop_reason"] == "interrupted"
     assert result.summary()["seconds"] < 60

@@ -131,9 +131,18 @@ Generator::Generator(std::shared_ptr<const Grammar> grammar, Schema schema,
   invariant_generation_.assign(grammar_->invariant_slots(), UINT64_MAX);
   rule_hits_.assign(grammar_->rules().size(), 0);
   alternative_hits_.assign(grammar_->alternative_count(), 0);
-  if (!schema_.TablesIn(0, 0).empty()) last_table_ = static_cast<int>(schema_.TablesIn(0, 0)[0]);
+  ResetState();
   if (grammar_->needs_perl()) perl_ = std::make_unique<PerlRuntime>(this);
   out_.reserve(4096);
+}
+
+void Generator::ResetState() {
+  count_ = 0;
+  const auto& first = schema_.TablesIn(0, 0);
+  last_table_ = first.empty() ? -1 : static_cast<int>(first[0]);
+  last_database_ = 0;
+  last_field_.clear();
+  field_next_ = 0;
 }
 
 void Generator::FindStartRules() {
@@ -246,11 +255,7 @@ void Generator::Reposition(const ReplayKey& key) {
     if (other_stream || perl_diverged_ || count_ > key.index) {
       perl_ = std::make_unique<PerlRuntime>(this);
       perl_diverged_ = false;
-      count_ = 0;
-      last_table_ = schema_.TablesIn(0, 0).empty() ? -1 : static_cast<int>(schema_.TablesIn(0, 0)[0]);
-      last_database_ = 0;
-      last_field_.clear();
-      field_next_ = 0;
+      ResetState();
     }
     while (count_ < key.index) Next();
   }

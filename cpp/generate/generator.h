@@ -152,6 +152,8 @@ class Generator {
 
   int StartRule() const;
   void FindStartRules();
+  // The state of a generator that has made nothing yet.
+  void ResetState();
   // Choice labels: a rule's number for its alternative (or a Python rule's
   // draws), then built-ins by their index, then Perl blocks.
   int32_t BuiltinLabel(const Builtin& b) const;

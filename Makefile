@@ -42,7 +42,8 @@ tsan asan: deps
 # a MariaDB that Gauntlet bootstraps, starts, fills with RQG's tables and stops.
 demo: build
 	$(PY) -m gauntlet gensql --grammar grammars/optimizer.yy --queries 3 --seed 1
-	$(PY) -m gauntlet run --grammar grammars/optimizer.yy --threads 2 --duration 30 --out demo-run --overwrite
+	$(PY) -m gauntlet run --grammar grammars/optimizer.yy --threads 2 --duration 30 --out demo-run --overwrite \
+	  --oracle errorlog,tlp,norec,transforms
 
 bench: build
 	@dpkg -s sysbench >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sysbench)

@@ -10,9 +10,16 @@ reported are the medians of queries/second, their ratio (goal >= 1.0), and
 client CPU per statement (user+system time of the client process / queries).
 Also: the time from "start server" to "ready with data" for a template copy.
 
+With GAUNTLET_BASELINE=DIR (the python/ folder of another build, e.g. a
+worktree of the previous commit with its _core module built), that build runs
+the same workload in the same rotation, in a subprocess, and the report adds
+the throughput ratio of this build to it: how a change moved the hot path
+(e.g. "one target without result oracles stays within 5%").
+
     make bench   # or: PYTHONPATH=python /usr/bin/python3 benchmarks/bench_point_select.py [seconds]
 """
 
+import json
 import os
 import pathlib
 import re
@@ -67,10 +74,26 @@ def main() -> int:
             cpu0 = cpu_self()
             r = gauntlet.run(str(ROOT / "grammars" / "oltp" / "oltp_common.yy"),
                              redefine=[str(ROOT / "grammars" / "oltp" / "oltp_point_select.yy")],
-                             server=server, data="none", threads=2, duration=seconds, out=work / "gauntlet")
+                             server=server, data="none", threads=2, duration=seconds, out=work / "gauntlet",
+                             overwrite=True)
             s = r.summary()
             assert s["outcomes"]["ok"] == s["statements"], s["outcomes"]
             return s["statements_per_second"], (cpu_self() - cpu0) / s["statements"], s["latency_ms"]["p95"]
+
+        baseline = os.environ.get("GAUNTLET_BASELINE")
+
+        def baseline_round(seconds):
+            code = (f"import gauntlet, json; r = gauntlet.run({str(ROOT / 'grammars' / 'oltp' / 'oltp_common.yy')!r}, "
+                    f"redefine=[{str(ROOT / 'grammars' / 'oltp' / 'oltp_point_select.yy')!r}], "
+                    f"server={server.dsn!r}, data='none', threads=2, duration={seconds}, "
+                    f"out={str(work / 'baseline')!r}, overwrite=True); s = r.summary(); "
+                    "print(json.dumps([s['statements_per_second'], s['statements'], s['latency_ms']['p95']]))")
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                                 env={**os.environ, "PYTHONPATH": baseline}).stdout
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            qps, n, p95 = json.loads(out.strip().splitlines()[-1])
+            return qps, ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) / n, p95
 
         def sysbench_round(seconds):
             out, cpu = sysbench(server, "--db-ps-mode=disable", "--threads=2", f"--time={int(seconds)}",
@@ -81,11 +104,12 @@ def main() -> int:
 
         gauntlet_round(3)  # warm-up: buffer pool, template caches
         sysbench_round(3)
-        rounds = {"g": [], "s": []}
+        rounds = {"g": [], "s": [], "b": []}
         half = max(2, SECONDS / 2)
-        for order in ("gs", "sg", "gs", "sg"):
+        play = {"g": gauntlet_round, "s": sysbench_round, "b": baseline_round}
+        for order in (("gsb", "bsg", "gsb", "bsg") if baseline else ("gs", "sg", "gs", "sg")):
             for who in order:
-                rounds[who].append(gauntlet_round(half) if who == "g" else sysbench_round(half))
+                rounds[who].append(play[who](half))
     finally:
         server.stop()
 
@@ -102,6 +126,11 @@ def main() -> int:
     print(f"ratio Gauntlet/sysbench: {g[0] / sb[0]:.2f} (goal >= 1.0); medians of 4 rounds of {half:.0f} s, "
           f"2 threads; per-round ratios "
           f"{', '.join(f'{a[0] / b[0]:.2f}' for a, b in zip(rounds['g'], rounds['s']))}")
+    if rounds["b"]:
+        b = [median([r[i] for r in rounds["b"]]) for i in range(3)]
+        print(f"baseline {os.environ['GAUNTLET_BASELINE']}: {b[0]:,.0f} queries/s, {1e6 * b[1]:.1f} µs CPU/query; "
+              f"this build / baseline: {g[0] / b[0]:.3f} (per round "
+              f"{', '.join(f'{a[0] / x[0]:.3f}' for a, x in zip(rounds['g'], rounds['b']))})")
     return 0
 
 

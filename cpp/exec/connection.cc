@@ -67,6 +67,8 @@ Connection::Connection(MYSQL* mysql, ConnectionParams params)
 
 Connection::~Connection() { mysql_close(mysql_); }
 
+bool Connection::InTransaction() const { return (mysql_->server_status & SERVER_STATUS_IN_TRANS) != 0; }
+
 void Connection::Abort() {
   const my_socket fd = mysql_get_socket(mysql_);
   if (fd >= 0) shutdown(fd, SHUT_RDWR);
@@ -113,7 +115,8 @@ Outcome Connection::Execute(std::string_view sql, ResultSet* result) {
           MYSQL_FIELD* fields = mysql_fetch_fields(res);
           constexpr unsigned kBinaryCharset = 63;
           for (unsigned i = 0; i < n; ++i)
-            result->columns.push_back({fields[i].name, TypeName(fields[i].type), fields[i].charsetnr == kBinaryCharset});
+            result->columns.push_back({fields[i].name, TypeName(fields[i].type), fields[i].charsetnr == kBinaryCharset,
+                                       fields[i].decimals});
         }
         while (MYSQL_ROW row = mysql_fetch_row(res)) {
           ++o.rows;

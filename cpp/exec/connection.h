@@ -37,6 +37,7 @@ struct ResultColumn {
   std::string name;
   std::string type;     // "INT", "VARCHAR", "DATETIME", ...
   bool binary = false;  // the binary character set: bytes, not text
+  unsigned decimals = 0;
 };
 
 struct ResultSet {
@@ -54,6 +55,8 @@ class Connection {
 
   Outcome Execute(std::string_view sql, ResultSet* result = nullptr);
   uint64_t id() const { return id_; }  // the server's CONNECTION_ID()
+  // True inside an explicit transaction (the server's status after the last statement).
+  bool InTransaction() const;
   // Shuts the socket down so that a statement blocked on a hung server
   // returns with a lost connection. Safe to call from another thread.
   void Abort();

@@ -61,13 +61,47 @@ std::string DumpLogLine(json& line) {
 
 }  // namespace
 
-json Finding::ToJson() const {
-  json j = {{"kind", kind}, {"at", at}, {"signature", signature}, {"detail", detail},
-            {"thread", thread}, {"statement", statement}};
-  if (!crash.empty() || !crash.gdb_backtrace.empty()) {
-    j["crash"] = crash.ToJson();
+void OracleStats::Add(const OracleStats& o) {
+  passed += o.passed;
+  fired += o.fired;
+  for (const auto& [why, n] : o.skipped) skipped[why] += n;
+}
+
+json OracleStats::ToJson() const {
+  uint64_t skips = 0;
+  for (const auto& [why, n] : skipped) skips += n;
+  return {{"checked", passed + fired + skips}, {"passed", passed}, {"fired", fired},
+          {"skipped", skips}, {"skipped_by_reason", skipped}};
+}
+
+namespace {
+
+json ErrorsJson(const std::map<unsigned, uint64_t>& errors,
+                const std::map<unsigned, std::vector<RunResult::ErrorExample>>* examples) {
+  json errs = json::array();
+  for (const auto& [code, count] : errors) {
+    json e = {{"code", code}, {"name", ErrorTable::Default().Name(code)},
+              {"kind", OutcomeKindName(ErrorTable::Default().Classify(code))}, {"count", count}};
+    if (examples != nullptr) {
+      e["examples"] = json::array();
+      if (auto it = examples->find(code); it != examples->end())
+        for (const auto& x : it->second) e["examples"].push_back({{"statement", x.statement}, {"message", x.message}});
+    }
+    errs.push_back(std::move(e));
   }
-  return j;
+  return errs;
+}
+
+json LatencyJson(const LatencyHistogram& latency) {
+  return {{"p50", Ms(latency.Quantile(0.5))}, {"p95", Ms(latency.Quantile(0.95))},
+          {"p99", Ms(latency.Quantile(0.99))}, {"max", Ms(latency.max())}, {"mean", latency.mean() / 1e6}};
+}
+
+}  // namespace
+
+json TargetStats::ToJson() const {
+  return {{"name", name}, {"outcomes", KindsJson(kinds)}, {"errors", ErrorsJson(errors, nullptr)},
+          {"latency_ms", LatencyJson(latency)}};
 }
 
 json RunFailure::ToJson() const {
@@ -81,17 +115,18 @@ json SecondStats::ToJson() const {
 }
 
 json RunResult::ToJson() const {
-  json errs = json::array();
-  for (const auto& [code, count] : errors) {
-    json examples = json::array();
-    if (auto it = error_examples.find(code); it != error_examples.end())
-      for (const ErrorExample& e : it->second) examples.push_back({{"statement", e.statement}, {"message", e.message}});
-    errs.push_back({{"code", code}, {"name", ErrorTable::Default().Name(code)},
-                    {"kind", OutcomeKindName(ErrorTable::Default().Classify(code))}, {"count", count},
-                    {"examples", examples}});
-  }
   json f = json::array();
-  for (const Finding& x : findings) f.push_back(x.ToJson());
+  std::map<std::string, uint64_t> by_kind;
+  uint64_t known = 0;
+  for (const Finding& x : findings) {
+    f.push_back(x.ToJson());
+    ++by_kind[x.kind];
+    known += !x.known.empty();
+  }
+  json o = json::object();
+  for (const auto& [name, stats] : oracles) o[name] = stats.ToJson();
+  json t = json::array();
+  for (const TargetStats& x : targets) t.push_back(x.ToJson());
   json connect = json::array();
   for (const auto& [code, count] : connect_errors)
     connect.push_back({{"code", code}, {"name", ErrorTable::Default().Name(code)}, {"count", count}});
@@ -106,12 +141,14 @@ json RunResult::ToJson() const {
           {"statements_per_second", statements / s},
           {"transactions_per_second", transactions / s},
           {"outcomes", KindsJson(kinds)},
-          {"errors", errs},
-          {"latency_ms", {{"p50", Ms(latency.Quantile(0.5))}, {"p95", Ms(latency.Quantile(0.95))},
-                          {"p99", Ms(latency.Quantile(0.99))}, {"max", Ms(latency.max())},
-                          {"mean", latency.mean() / 1e6}}},
+          {"errors", ErrorsJson(errors, &error_examples)},
+          {"latency_ms", LatencyJson(latency)},
           {"generate_cpu_seconds", generate_seconds},
           {"findings", f},
+          {"finding_counts", {{"total", findings.size()}, {"new", findings.size() - known}, {"known", known},
+                              {"by_kind", by_kind}}},
+          {"oracles", o},
+          {"targets", t},
           {"error", failure ? failure->ToJson() : json(nullptr)},
           {"connect_errors", connect},
           {"stop_reason", stop_reason}};
@@ -120,15 +157,20 @@ json RunResult::ToJson() const {
 // State shared by the workers and the watchdog.
 struct Executor::Shared {
   std::atomic<bool> stop{false};
+  std::atomic<int64_t> stopped_at{0};  // when stop was set
   std::atomic<int64_t> last_progress{0};
   std::mutex mu;  // guards everything below
   std::string stop_reason;
   RunResult result;
   std::ofstream events;
   std::map<unsigned, uint64_t> connect_errors;
-  std::map<unsigned, bool> corruption_seen;
+  std::unique_ptr<FindingLog> findings;
   int64_t start_ns = 0;
   std::atomic<uint64_t> seq{0};  // statements started, all sessions
+  // Statements that change data: their starts and ends (an epoch), and how
+  // many run now; a statement during which these moved saw other sessions write.
+  std::atomic<uint64_t> write_epoch{0};
+  std::atomic<int> writes_in_flight{0};
 
   // A script's turn: the rank of the statement that may start next, and the
   // statements each session has finished.
@@ -142,63 +184,97 @@ struct Executor::Shared {
 
   // REQUIRES: mu held.
   void Event(const json& j) {
-    if (events.is_open()) events << j.dump() << "\n" << std::flush;
+    if (events.is_open()) events << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
   }
   void AddFinding(Finding f) {
-    std::lock_guard<std::mutex> lock(mu);
     json j = f.ToJson();
+    if (!findings->Add(std::move(f))) return;  // seen before: counted
+    std::lock_guard<std::mutex> lock(mu);
     j["type"] = "finding";
     Event(j);
-    result.findings.push_back(std::move(f));
   }
 };
 
 struct Executor::Worker {
   int id = 0;
-  std::unique_ptr<Connection> connection;
+  std::unique_ptr<Session> session;
   std::unique_ptr<Generator> generator;
   std::thread thread;
   std::ofstream log;
 
-  std::mutex mu;  // guards the per-second block, errors and `current`
+  std::mutex mu;  // guards the per-second block, errors, target totals and `current`
   LatencyHistogram second;
   KindCounts second_kinds{};
   uint64_t second_commits = 0;
   std::map<unsigned, uint64_t> errors;
   std::map<unsigned, std::vector<RunResult::ErrorExample>> error_examples;
+  std::vector<TargetStats> targets;  // only with more than one target
   std::string current;
   uint64_t queries = 0;
   uint64_t cancelled = 0;  // statements that returned after the run stopped
   double generate_seconds = 0;
+  std::vector<OracleStats> oracles;  // per oracle of the run
+  // The session's last statements, for findings: a ring.
+  std::vector<std::string> history;
+  size_t history_next = 0;
 
-  std::atomic<int64_t> statement_start{0};  // 0 when idle
   std::atomic<int64_t> generate_start{0};   // 0 when not generating
-  std::atomic<uint64_t> connection_id{0};
   std::atomic<bool> done{false};
+
+  void Remember(std::string_view sql) {
+    if (history.empty()) return;
+    history[history_next % history.size()].assign(sql.data(), std::min<size_t>(sql.size(), 20000));
+    ++history_next;
+  }
+  // The statements before the last one, oldest first.
+  std::vector<std::string> Preceding() const {
+    std::vector<std::string> out;
+    const size_t n = std::min(history_next == 0 ? 0 : history_next - 1, history.size() - 1);
+    for (size_t i = history_next - 1 - n; i + 1 < history_next; ++i) out.push_back(history[i % history.size()]);
+    return out;
+  }
 };
 
-Executor::Executor(std::shared_ptr<const Grammar> grammar, Schema schema, ConnectionParams connection,
-                   RunOptions options, ServerProbe* probe)
+Executor::Executor(std::shared_ptr<const Grammar> grammar, Schema schema, std::vector<Target> targets,
+                   RunOptions options, Oracles oracles)
     : grammar_(std::move(grammar)),
       schema_(std::move(schema)),
-      connection_(std::move(connection)),
+      targets_(std::move(targets)),
       options_(std::move(options)),
-      probe_(probe),
+      oracles_(std::move(oracles)),
       shared_(std::make_unique<Shared>()) {
   if (options_.threads < 1 && grammar_) throw InvalidInput({"--threads", 0, 0}, "needs at least one thread");
+  if (targets_.empty()) throw InvalidInput({"targets", 0, 0}, "a run needs at least one target");
   // No client read timeout (it costs a poll() per read); a session stuck on a
   // hung server is freed by Abort() from the watchdog instead.
-  connection_.read_timeout = 0;
+  for (Target& t : targets_) t.connection.read_timeout = 0;
 }
 
-Executor::Executor(std::shared_ptr<const Script> script, ConnectionParams connection, RunOptions options,
-                   ServerProbe* probe)
-    : Executor(nullptr, Schema(), std::move(connection), std::move(options), probe) {
+Executor::Executor(std::shared_ptr<const Script> script, std::vector<Target> targets, RunOptions options,
+                   Oracles oracles)
+    : Executor(nullptr, Schema(), std::move(targets), std::move(options), std::move(oracles)) {
   script_ = std::move(script);
   options_.threads = static_cast<int>(script_->sessions.size());
   shared_->finished.assign(script_->sessions.size(), 0);
   options_.queries = 0;
 }
+
+namespace {
+std::vector<Target> OneTarget(ConnectionParams connection, ServerProbe* probe) {
+  Target t;
+  t.connection = std::move(connection);
+  t.probe = probe;
+  return {std::move(t)};
+}
+}  // namespace
+
+Executor::Executor(std::shared_ptr<const Grammar> grammar, Schema schema, ConnectionParams connection,
+                   RunOptions options, ServerProbe* probe)
+    : Executor(std::move(grammar), std::move(schema), OneTarget(std::move(connection), probe), std::move(options)) {}
+
+Executor::Executor(std::shared_ptr<const Script> script, ConnectionParams connection, RunOptions options,
+                   ServerProbe* probe)
+    : Executor(std::move(script), OneTarget(std::move(connection), probe), std::move(options)) {}
 
 Executor::~Executor() {
   Stop();
@@ -209,55 +285,66 @@ Executor::~Executor() {
 bool Executor::Stop(const std::string& reason) {
   std::lock_guard<std::mutex> lock(shared_->mu);
   const bool first = shared_->stop_reason.empty();
-  if (first) shared_->stop_reason = reason;
+  if (first) {
+    shared_->stop_reason = reason;
+    shared_->stopped_at = NowNs();
+  }
   shared_->stop = true;
   return first;
 }
 
-// Opens the worker's session. False when the run is stopping, the server is
-// gone (the caller reports the crash) or it refused connections for longer
-// than the hang timeout (an "unreachable" finding, reported here).
+// Opens the worker's session on every target. False when the run is
+// stopping, a server is gone (the caller reports the crash) or one refused
+// connections for longer than the hang timeout (an "unreachable" finding,
+// reported here).
 bool Executor::Connect(Worker& w) {
   const double patience = options_.hang_timeout > 0 ? options_.hang_timeout : 60;
   const auto deadline = Clock::now() + std::chrono::duration<double>(patience);
-  {
-    std::lock_guard<std::mutex> lock(w.mu);  // the watchdog may Abort() it
-    w.connection.reset();
+  for (size_t t = 0; t < targets_.size(); ++t) w.session->Close(t);
+  for (size_t t = 0; t < targets_.size(); ++t) {
+    ServerProbe* probe = targets_[t].probe;
+    while (true) {
+      if (shared_->stop) return false;
+      if (probe != nullptr && !probe->Alive()) return false;
+      Outcome error;
+      if (w.session->Open(t, &error)) {
+        if (options_.statement_timeout > 0)
+          w.session->Execute(t, "SET SESSION max_statement_time = " + std::to_string(options_.statement_timeout));
+        if (t == 0 && w.generator) w.generator->set_connection_id(w.session->connection_id(0));
+        break;
+      }
+      {
+        std::lock_guard<std::mutex> lock(shared_->mu);
+        ++shared_->connect_errors[error.error_code];
+      }
+      if (Clock::now() > deadline) {
+        if (probe != nullptr && !probe->Alive()) return false;
+        Finding f;
+        f.kind = "unreachable";
+        f.at = shared_->Since(NowNs());
+        f.thread = w.id;
+        f.targets = {targets_[t].name};
+        f.signature = "unreachable: error " + std::to_string(error.error_code);
+        f.detail = "the server is alive but refused connections for " + Seconds(patience) + ": " + error.message;
+        if (Stop("unreachable")) shared_->AddFinding(std::move(f));
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
   }
-  while (!shared_->stop) {
-    if (probe_ != nullptr && !probe_->Alive()) return false;
-    Outcome error;
-    std::unique_ptr<Connection> fresh = Connection::Open(connection_, &error);
-    if (fresh) {
-      if (options_.statement_timeout > 0)
-        fresh->Execute("SET SESSION max_statement_time = " + std::to_string(options_.statement_timeout));
-      w.connection_id = fresh->id();
-      if (w.generator) w.generator->set_connection_id(fresh->id());
-      std::lock_guard<std::mutex> lock(w.mu);
-      w.connection = std::move(fresh);
-      return true;
-    }
-    {
-      std::lock_guard<std::mutex> lock(shared_->mu);
-      ++shared_->connect_errors[error.error_code];
-    }
-    if (Clock::now() > deadline) {
-      if (probe_ != nullptr && !probe_->Alive()) return false;
-      Finding f;
-      f.kind = "unreachable";
-      f.at = shared_->Since(NowNs());
-      f.thread = w.id;
-      f.signature = "unreachable: error " + std::to_string(error.error_code);
-      f.detail = "the server is alive but refused connections for " + Seconds(patience) + ": " + error.message;
-      if (Stop("unreachable")) shared_->AddFinding(std::move(f));
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return false;
+  return true;
 }
 
-void Executor::ReportCrash(Worker& w, std::string_view statement) {
+namespace {
+// The first target whose server is gone, or `fallback`.
+size_t DeadTarget(const std::vector<Target>& targets, size_t fallback) {
+  for (size_t t = 0; t < targets.size(); ++t)
+    if (targets[t].probe != nullptr && !targets[t].probe->Alive()) return t;
+  return fallback;
+}
+}  // namespace
+
+void Executor::ReportCrash(Worker& w, std::string_view statement, size_t target) {
   // Stop first: collecting the report (gdb on a core) takes seconds, and the
   // other sessions must not carry on against a dead server meanwhile. The
   // session that stops the run reports; the others saw the same crash.
@@ -266,13 +353,18 @@ void Executor::ReportCrash(Worker& w, std::string_view statement) {
   f.at = shared_->Since(NowNs());
   f.thread = w.id;
   f.statement = statement;
-  if (probe_ != nullptr) f.crash = probe_->Crash();
+  f.preceding = w.Preceding();
+  f.targets = {targets_[target].name};
+  if (targets_[target].probe != nullptr) f.crash = targets_[target].probe->Crash();
   // The session that noticed first need not be the one that crashed it: the
   // server's own report names the statement and its session.
   if (!f.crash.query.empty()) {
     f.statement = f.crash.query;
     for (const auto& other : workers_)
-      if (other->connection_id == f.crash.connection_id) f.thread = other->id;
+      if (other->session->connection_id(target) == f.crash.connection_id && other.get() != &w) {
+        f.thread = other->id;
+        f.preceding.clear();  // that session's history is its own
+      }
   }
   if (f.crash.shutdown) {
     f.kind = "shutdown";
@@ -299,6 +391,7 @@ void Executor::ReportFailure(const std::string& kind, int thread, const std::str
   shared_->Event(j);
   shared_->result.failure = std::move(f);
   shared_->stop_reason = "error";
+  shared_->stopped_at = NowNs();
   shared_->stop = true;
 }
 
@@ -309,6 +402,8 @@ void Executor::WorkerLoop(Worker& w) {
     ReportFailure("grammar", w.id, e.what());
   } catch (const InvalidInput& e) {
     ReportFailure("grammar", w.id, e.what());
+  } catch (const OracleError& e) {
+    ReportFailure("oracle", w.id, e.what());
   } catch (const std::exception& e) {
     ReportFailure("internal", w.id, e.what());
   } catch (...) {
@@ -355,25 +450,61 @@ bool Executor::WaitTurn(const Worker& w, const ScriptStatement& s) {
   }
 }
 
+void Executor::AddSessionFinding(Worker& w, Finding f, std::string_view statement, const ReplayKey* key) {
+  f.at = shared_->Since(NowNs());
+  f.thread = w.id;
+  f.statement = statement;
+  f.preceding = w.Preceding();
+  if (key != nullptr) f.key = key->ToJson();
+  shared_->AddFinding(std::move(f));
+}
+
+void Executor::RunOracles(Worker& w, std::string_view sql, const std::vector<Outcome>& outcomes,
+                          const std::vector<ResultSet>& results, const ReplayKey* key, bool others_wrote) {
+  const Observation o{w.id, sql, outcomes, results, *w.session, others_wrote};
+  for (size_t i = 0; i < oracles_.size(); ++i) {
+    if (shared_->stop) return;
+    Verdict v = oracles_[i]->Check(o);
+    OracleStats& stats = w.oracles[i];
+    switch (v.kind) {
+      case Verdict::kNotApplicable: break;
+      case Verdict::kPassed: ++stats.passed; break;
+      case Verdict::kSkipped: ++stats.skipped[v.reason]; break;
+      case Verdict::kFired:
+        ++stats.fired;
+        if (v.finding.oracle.empty() || v.finding.oracle == "crash") v.finding.oracle = oracles_[i]->name();
+        AddSessionFinding(w, std::move(v.finding), sql, key);
+        break;
+    }
+  }
+}
+
 void Executor::RunSession(Worker& w) {
   const int64_t start = shared_->start_ns;
+  const size_t n_targets = targets_.size();
   if (!Connect(w)) {
-    if (!shared_->stop) ReportCrash(w, "");
+    if (!shared_->stop) ReportCrash(w, "", DeadTarget(targets_, 0));
     return;
   }
   std::vector<std::string_view> statements;
+  std::vector<Outcome> outcomes(n_targets);
+  std::vector<ResultSet> results;
   size_t cursor = 0;  // into the script session
   while (!shared_->stop) {
     if (options_.queries > 0 && w.queries >= options_.queries) break;
     const ScriptStatement* scripted = nullptr;
-    json key;
+    ReplayKey replay_key;
+    const ReplayKey* key = nullptr;  // the query's, when generated
+    json key_json;                   // for the statement log
     if (script_) {
       const auto& mine = script_->sessions[w.id - 1];
       if (cursor == mine.size()) break;
       scripted = &mine[cursor++];
       statements.assign(1, scripted->sql);
     } else {
-      if (w.log.is_open()) key = w.generator->NextKey().ToJson();
+      replay_key = w.generator->NextKey();
+      key = &replay_key;
+      if (w.log.is_open()) key_json = replay_key.ToJson();
       const int64_t gen_start = NowNs();
       w.generate_start = gen_start;
       const std::string& query = w.generator->Next();
@@ -391,7 +522,12 @@ void Executor::RunSession(Worker& w) {
         std::lock_guard<std::mutex> lock(w.mu);
         w.current = sql;
       }
-      w.statement_start = NowNs();
+      w.Remember(sql);
+      bool want_rows = false;
+      for (const auto& oracle : oracles_) want_rows |= oracle->WantsRows(sql);
+      if (want_rows) results.assign(n_targets, ResultSet());
+      else results.clear();
+      const int64_t started = NowNs();
       const uint64_t seq = shared_->seq.fetch_add(1);
       if (scripted != nullptr && script_->ordered) {
         {
@@ -401,7 +537,29 @@ void Executor::RunSession(Worker& w) {
         }
         shared_->turn_cv.notify_all();
       }
-      Outcome o = w.connection->Execute(sql);
+      // Whether other sessions write meanwhile (for the oracles, with more than one session).
+      const bool track_writes = !oracles_.empty() && options_.threads > 1;
+      const bool writes = track_writes && !VerbChangesNoData(Verb(sql));
+      const int writing0 = track_writes ? shared_->writes_in_flight.load() : 0;
+      const uint64_t epoch0 = track_writes ? shared_->write_epoch.load() : 0;
+      if (writes) {
+        ++shared_->writes_in_flight;
+        ++shared_->write_epoch;
+      }
+      // Lockstep: the same statement on every target, in the targets' order.
+      size_t failed = n_targets;  // the target whose session was lost, if any
+      for (size_t t = 0; t < n_targets; ++t) {
+        outcomes[t] = w.session->Execute(t, sql, want_rows ? &results[t] : nullptr);
+        if (outcomes[t].kind == OutcomeKind::kConnectionLost) {
+          failed = t;
+          break;
+        }
+      }
+      const bool others_wrote = track_writes && (writing0 > 0 || shared_->write_epoch != epoch0 + (writes ? 1 : 0));
+      if (writes) {
+        ++shared_->write_epoch;
+        --shared_->writes_in_flight;
+      }
       if (scripted != nullptr && script_->ordered) {
         {
           std::lock_guard<std::mutex> lock(shared_->turn_mu);
@@ -409,60 +567,61 @@ void Executor::RunSession(Worker& w) {
         }
         shared_->turn_cv.notify_all();
       }
-      const int64_t started = w.statement_start;
-      w.statement_start = 0;
       const int64_t now = NowNs();
       shared_->last_progress = now;
+      Outcome& o = outcomes[failed == n_targets ? 0 : failed];
       if (shared_->stop) {
         // In flight when the run ended (and cancelled by it): neither an
         // error nor a latency of the workload.
         ++w.cancelled;
-        if (w.log.is_open()) LogStatement(w, seq, piece, started - start, now - start, "cancelled", o, sql, key);
+        if (w.log.is_open()) LogStatement(w, seq, piece, started - start, now - start, "cancelled", o, sql, key_json);
         return;
       }
-      const bool lost = o.kind == OutcomeKind::kConnectionLost;
-      if (lost && !shared_->stop && probe_ != nullptr && !probe_->Alive()) o.kind = OutcomeKind::kServerCrashed;
+      const bool lost = failed != n_targets;
+      ServerProbe* probe = lost ? targets_[failed].probe : nullptr;
+      if (lost && probe != nullptr && !probe->Alive()) o.kind = OutcomeKind::kServerCrashed;
+      const Outcome& first = outcomes[0];
       {
         std::lock_guard<std::mutex> lock(w.mu);
-        w.second.Record(o.nanos);
-        ++w.second_kinds[static_cast<size_t>(o.kind)];
-        if (o.error_code != 0 && ++w.errors[o.error_code] <= RunResult::kExamplesPerError)
-          w.error_examples[o.error_code].push_back({std::string(sql.substr(0, 2000)), o.message});
-        if (o.ok() && IsCommit(sql)) ++w.second_commits;
+        w.second.Record(first.nanos);
+        ++w.second_kinds[static_cast<size_t>(first.kind)];
+        if (first.error_code != 0 && ++w.errors[first.error_code] <= RunResult::kExamplesPerError)
+          w.error_examples[first.error_code].push_back({std::string(sql.substr(0, 2000)), first.message});
+        if (first.ok() && IsCommit(sql)) ++w.second_commits;
+        if (n_targets > 1)
+          for (size_t t = 0; t < n_targets && t <= failed; ++t) {
+            TargetStats& ts = w.targets[t];
+            ts.latency.Record(outcomes[t].nanos);
+            ++ts.kinds[static_cast<size_t>(outcomes[t].kind)];
+            if (outcomes[t].error_code != 0) ++ts.errors[outcomes[t].error_code];
+          }
       }
       if (w.log.is_open())
-        LogStatement(w, seq, piece, started - start, now - start, OutcomeKindName(o.kind), o, sql, key);
-      if (o.kind == OutcomeKind::kCorruption) {
-        bool first = false;
-        {
-          std::lock_guard<std::mutex> lock(shared_->mu);
-          first = !shared_->corruption_seen[o.error_code];
-          shared_->corruption_seen[o.error_code] = true;
-        }
-        if (first) {
-          Finding f;
-          f.kind = "corruption";
-          f.at = shared_->Since(now);
-          f.thread = w.id;
-          f.statement = std::string(sql);
-          f.signature = "error " + std::to_string(o.error_code) + " " + ErrorTable::Default().Name(o.error_code);
-          f.detail = o.message;
-          shared_->AddFinding(std::move(f));
-        }
+        LogStatement(w, seq, piece, started - start, now - start, OutcomeKindName(o.kind), o, sql, key_json);
+      for (size_t t = 0; t < n_targets && t <= failed; ++t) {
+        if (outcomes[t].kind != OutcomeKind::kCorruption) continue;
+        Finding f;
+        f.kind = "corruption";
+        f.targets = {targets_[t].name};
+        f.signature = "error " + std::to_string(outcomes[t].error_code) + " " +
+                      ErrorTable::Default().Name(outcomes[t].error_code);
+        f.detail = outcomes[t].message;
+        AddSessionFinding(w, std::move(f), sql, key);
       }
       if (o.kind == OutcomeKind::kServerCrashed) {
-        ReportCrash(w, sql);
+        ReportCrash(w, sql, failed);
         return;
       }
       if (lost) {
         if (shared_->stop) return;
         // A killed session, or a server that died meanwhile.
         if (!Connect(w)) {
-          if (!shared_->stop) ReportCrash(w, sql);
+          if (!shared_->stop) ReportCrash(w, sql, DeadTarget(targets_, failed));
           return;
         }
         break;  // the rest of this query assumed the lost session's state
       }
+      if (!oracles_.empty()) RunOracles(w, sql, outcomes, results, key, others_wrote);
     }
   }
 }
@@ -500,6 +659,14 @@ SecondStats Executor::CloseSecond(double t, bool whole) {
   return s;
 }
 
+void Executor::KillQuery(const Session::Busy& busy) {
+  Outcome error;
+  ConnectionParams p = targets_[busy.target].connection;
+  p.connect_timeout = 2;
+  p.read_timeout = 5;
+  if (auto killer = Connection::Open(p, &error)) killer->Execute("KILL QUERY " + std::to_string(busy.connection));
+}
+
 void Executor::Watch(double now_s) {
   const int64_t now = NowNs();
   // KILL QUERY statements that outlive the timeout (a fallback where the
@@ -510,17 +677,27 @@ void Executor::Watch(double now_s) {
   if (limit_s > 0) {
     const int64_t limit = static_cast<int64_t>(limit_s * 1e9);
     for (auto& w : workers_) {
-      const int64_t started = w->statement_start;
-      if (started != 0 && now - started > limit) {
-        Outcome error;
-        ConnectionParams p = connection_;
-        p.connect_timeout = 2;
-        p.read_timeout = 5;
-        if (auto killer = Connection::Open(p, &error))
-          killer->Execute("KILL QUERY " + std::to_string(w->connection_id.load()));
-        w->statement_start = now;  // once per period
+      // The workload's statement, or an oracle's follow-up.
+      const Session::Busy busy = w->session->busy();
+      if (busy.target >= 0 && busy.since != 0 && now - busy.since > limit) {
+        KillQuery(busy);
+        w->session->RestartBusyClock(now);  // once per period
       }
     }
+  }
+  // Oracles' follow-ups past their own limit.
+  for (auto& w : workers_) {
+    const Session::Busy busy = w->session->busy();
+    if (busy.target >= 0 && busy.deadline != 0 && now > busy.deadline) {
+      KillQuery(busy);
+      w->session->RestartBusyClock(now);
+    }
+  }
+  // Sessions that KILL QUERY did not free (a server that hangs in a way KILL
+  // cannot reach) are let go of, so that the run still ends.
+  if (shared_->stop && shared_->stopped_at != 0 && now - shared_->stopped_at > 10'000'000'000) {
+    shared_->stopped_at = 0;  // once
+    for (auto& w : workers_) w->session->AbortAll();
   }
   // A query whose generation (Perl, Python rules) outlives generate_timeout
   // stops the run; stopping interrupts the generator.
@@ -536,25 +713,30 @@ void Executor::Watch(double now_s) {
       }
     }
   }
-  const int64_t last = shared_->last_progress;
+  int64_t last = shared_->last_progress;
+  for (auto& w : workers_) last = std::max(last, w->session->last_finished());  // follow-ups count too
   if (!shared_->stop && options_.hang_timeout > 0 &&
       now - last > static_cast<int64_t>(options_.hang_timeout * 1e9)) {
-    if (probe_ != nullptr && !probe_->Alive()) return;  // a crash; the workers report it
+    if (DeadTarget(targets_, targets_.size()) != targets_.size()) return;  // a crash; the workers report it
     Finding f;
     f.kind = "hang";
     f.at = now_s;
     f.signature = "hang: no statement finished for " + Seconds(options_.hang_timeout);
+    std::vector<bool> stuck(targets_.size());
     for (auto& w : workers_) {
       std::lock_guard<std::mutex> lock(w->mu);
-      f.detail += "thread " + std::to_string(w->id) + ": " + w->current.substr(0, 500) + "\n";
+      const int busy = w->session->busy().target;
+      if (busy >= 0) stuck[busy] = true;
+      f.detail += "thread " + std::to_string(w->id) + (busy >= 0 ? " on " + targets_[busy].name : "") + ": " +
+                  w->current.substr(0, 500) + "\n";
     }
+    for (size_t t = 0; t < targets_.size(); ++t)
+      if (stuck[t]) f.targets.push_back(targets_[t].name);
     shared_->AddFinding(std::move(f));
     Stop("hang");
-    if (probe_ != nullptr) probe_->Kill();  // a managed server: kill it
-    for (auto& w : workers_) {              // an external one: let go of it
-      std::lock_guard<std::mutex> lock(w->mu);
-      if (w->connection) w->connection->Abort();
-    }
+    for (const Target& t : targets_)
+      if (t.probe != nullptr) t.probe->Kill();  // a managed server: kill it
+    for (auto& w : workers_) w->session->AbortAll();  // an external one: let go of it
   }
 }
 
@@ -562,9 +744,17 @@ RunResult Executor::Run(const Tick& tick) {
   shared_->start_ns = NowNs();
   shared_->last_progress = shared_->start_ns;
   if (!options_.out_dir.empty()) std::filesystem::create_directories(options_.out_dir);
+  json described = json::object();
+  for (const Target& t : targets_) described[t.name] = t.description;
+  shared_->findings = std::make_unique<FindingLog>(options_.out_dir, options_.known_bugs, described);
   for (int i = 0; i < options_.threads; ++i) {
     auto w = std::make_unique<Worker>();
     w->id = i + 1;
+    w->session = std::make_unique<Session>(targets_);
+    w->oracles.resize(oracles_.size());
+    w->history.resize(options_.history + 1);  // the statement itself, and those before it
+    if (targets_.size() > 1)
+      for (const Target& t : targets_) w->targets.push_back(TargetStats{t.name, {}, {}, {}});
     if (grammar_) {
       GeneratorOptions g;
       g.seed = options_.seed;
@@ -586,10 +776,14 @@ RunResult Executor::Run(const Tick& tick) {
   }
   if (!options_.out_dir.empty()) {
     shared_->events.open(std::filesystem::path(options_.out_dir) / "events.jsonl");
+    json names = json::array();
+    for (const Target& t : targets_) names.push_back(t.name);
+    json oracle_names = json::array();
+    for (const auto& o : oracles_) oracle_names.push_back(o->name());
     std::lock_guard<std::mutex> lock(shared_->mu);
     shared_->Event({{"type", "start"}, {"threads", options_.threads}, {"seed", options_.seed},
                     {"duration", options_.duration}, {"queries", options_.queries},
-                    {"server", connection_.ToString()},
+                    {"server", targets_[0].connection.ToString()}, {"targets", names}, {"oracles", oracle_names},
                     {"grammar", grammar_ ? json(grammar_->sources()) : json(nullptr)},
                     {"script_statements", script_ ? script_->size() : 0}});
   }
@@ -622,6 +816,13 @@ RunResult Executor::Run(const Tick& tick) {
       closed = CloseSecond(next_second);
       next_second += 1.0;
     }
+    if (closed)
+      for (const auto& oracle : oracles_)
+        for (Finding& f : oracle->Watch()) {
+          f.at = elapsed;
+          if (f.oracle.empty() || f.oracle == "crash") f.oracle = oracle->name();
+          shared_->AddFinding(std::move(f));
+        }
     if (tick && tick(closed ? &*closed : nullptr)) Stop("interrupted");
     Watch(elapsed);
   }
@@ -630,6 +831,13 @@ RunResult Executor::Run(const Tick& tick) {
   // The last, partial second counts in the totals but is no second of the
   // timeline: a rate over a fraction of a second is no rate.
   CloseSecond(end, /*whole=*/false);
+  // What the last moments wrote to the error log.
+  for (const auto& oracle : oracles_)
+    for (Finding& f : oracle->Watch()) {
+      f.at = end;
+      if (f.oracle.empty() || f.oracle == "crash") f.oracle = oracle->name();
+      shared_->AddFinding(std::move(f));
+    }
 
   RunResult result;
   {
@@ -638,9 +846,12 @@ RunResult Executor::Run(const Tick& tick) {
     result.stop_reason = shared_->stop_reason;
     result.connect_errors = shared_->connect_errors;
   }
+  result.findings = shared_->findings->findings();
   result.seconds = end;
   result.threads = options_.threads;
   result.seed = options_.seed;
+  for (const auto& o : oracles_) result.oracles[o->name()];
+  for (const Target& t : targets_) result.targets.push_back(TargetStats{t.name, {}, {}, {}});
   for (auto& w : workers_) {
     result.queries += w->queries;
     result.cancelled += w->cancelled;
@@ -651,6 +862,18 @@ RunResult Executor::Run(const Tick& tick) {
       for (auto& e : examples)
         if (kept.size() < RunResult::kExamplesPerError) kept.push_back(std::move(e));
     }
+    for (size_t i = 0; i < oracles_.size(); ++i) result.oracles[oracles_[i]->name()].Add(w->oracles[i]);
+    for (size_t t = 0; t < w->targets.size(); ++t) {
+      TargetStats& ts = result.targets[t];
+      ts.latency.Merge(w->targets[t].latency);
+      for (size_t k = 0; k < ts.kinds.size(); ++k) ts.kinds[k] += w->targets[t].kinds[k];
+      for (const auto& [code, n] : w->targets[t].errors) ts.errors[code] += n;
+    }
+  }
+  if (targets_.size() == 1) {  // one target: its totals are the run's
+    result.targets[0].kinds = result.kinds;
+    result.targets[0].errors = result.errors;
+    result.targets[0].latency = result.latency;
   }
   {
     std::lock_guard<std::mutex> lock(shared_->mu);

@@ -1,11 +1,15 @@
-// Executor: N concurrent sessions running a grammar against one server.
+// Executor: N concurrent sessions running a grammar against one or more
+// servers (targets).
 //
-// Each worker owns a connection and a Generator (seeded from the run seed and
-// its number, RQG's threadN); it runs query_init/threadN_init once, then
-// query/threadN until the duration, the statement budget or Stop(). Or it
-// executes one session of a recorded Script, in the run's start order. Every
-// statement ends in an Outcome that is counted per second and per kind, with
-// latency in a mergeable histogram. The calling thread is the watchdog: it
+// Each worker is a statement source (a Generator seeded from the run seed and
+// its number, RQG's threadN, running query_init/threadN_init once, then
+// query/threadN until the duration, the statement budget or Stop(); or one
+// session of a recorded Script, in the run's start order), a Session that
+// executes each statement on every target in turn, the run's oracles, which
+// judge what the statement did, and the recorder. Every statement ends in an
+// Outcome per target; the first target's are counted per second and per kind,
+// with latency in a mergeable histogram (each target's totals are in
+// RunResult::targets). The calling thread is the watchdog: it
 // closes each second (timeline), kills statements past the timeout (KILL
 // QUERY), notices hangs (no statement finished for hang_timeout while the
 // server lives) and turns a lost session on a dead server into a crash
@@ -28,10 +32,14 @@
 #include <nlohmann/json.hpp>
 
 #include "exec/connection.h"
-#include "exec/histogram.h"
-#include "exec/script.h"
-#include "generate/generator.h"
 #include "exec/crash_report.h"
+#include "exec/finding.h"
+#include "exec/histogram.h"
+#include "exec/oracle.h"
+#include "exec/script.h"
+#include "exec/session.h"
+#include "exec/target.h"
+#include "generate/generator.h"
 
 namespace gauntlet {
 
@@ -50,27 +58,8 @@ struct RunOptions {
   // query's first statement, its generator's ReplayKey.
   bool statement_log = false;
   int max_depth = 64;
-};
-
-// What the executor needs to know about the server under test. Thread-safe.
-class ServerProbe {
- public:
-  virtual ~ServerProbe() = default;
-  virtual bool Alive() = 0;
-  virtual CrashReport Crash() = 0;
-  virtual void Kill() = 0;  // unblocks sessions stuck on a hung server
-};
-
-struct Finding {
-  std::string kind;       // "crash", "shutdown", "hang", "corruption", "unreachable"
-  double at = 0;          // seconds since the run started
-  std::string signature;  // what makes two findings the same bug
-  std::string detail;
-  int thread = 0;         // the worker that saw it (0: the watchdog)
-  std::string statement;  // what that worker was running
-  CrashReport crash;
-
-  nlohmann::json ToJson() const;
+  std::vector<KnownBug> known_bugs;  // findings matching these are marked known
+  size_t history = 20;               // statements before a finding's, kept per session
 };
 
 // Why a run could not go on through no fault of the server: the grammar failed
@@ -98,6 +87,26 @@ struct SecondStats {
   nlohmann::json ToJson() const;
 };
 
+// What a run's oracle did: statements it judged, and how.
+struct OracleStats {
+  uint64_t passed = 0;
+  uint64_t fired = 0;
+  std::map<std::string, uint64_t> skipped;  // by reason
+
+  void Add(const OracleStats& o);
+  nlohmann::json ToJson() const;
+};
+
+// One target's totals (all targets run the same statements).
+struct TargetStats {
+  std::string name;
+  KindCounts kinds{};
+  std::map<unsigned, uint64_t> errors;
+  LatencyHistogram latency;
+
+  nlohmann::json ToJson() const;
+};
+
 struct RunResult {
   double seconds = 0;
   int threads = 0;
@@ -117,7 +126,9 @@ struct RunResult {
   std::map<unsigned, std::vector<ErrorExample>> error_examples;
   LatencyHistogram latency;
   std::vector<SecondStats> timeline;  // whole seconds; the last partial one is in the totals only
-  std::vector<Finding> findings;
+  std::vector<Finding> findings;  // one per signature, with its occurrences
+  std::map<std::string, OracleStats> oracles;
+  std::vector<TargetStats> targets;
   std::optional<RunFailure> failure;
   std::map<unsigned, uint64_t> connect_errors;  // failed (re)connects by error code
   // duration, queries, script (all executed), interrupted, stopped, error (see `failure`), or the
@@ -130,11 +141,16 @@ struct RunResult {
 
 class Executor {
  public:
-  // `probe` may be null (an external server with no lifecycle management).
-  Executor(std::shared_ptr<const Grammar> grammar, Schema schema, ConnectionParams connection,
-           RunOptions options, ServerProbe* probe);
+  using Oracles = std::vector<std::shared_ptr<Oracle>>;
+  Executor(std::shared_ptr<const Grammar> grammar, Schema schema, std::vector<Target> targets,
+           RunOptions options, Oracles oracles = {});
   // Executes `script`, one worker per session (options.threads and
   // options.queries do not apply).
+  Executor(std::shared_ptr<const Script> script, std::vector<Target> targets, RunOptions options,
+           Oracles oracles = {});
+  // One target. `probe` may be null (an external server with no lifecycle management).
+  Executor(std::shared_ptr<const Grammar> grammar, Schema schema, ConnectionParams connection,
+           RunOptions options, ServerProbe* probe);
   Executor(std::shared_ptr<const Script> script, ConnectionParams connection, RunOptions options,
            ServerProbe* probe);
   ~Executor();
@@ -156,20 +172,25 @@ class Executor {
   bool Connect(Worker& w);
   // Blocks until scripted statement `s` may start; false when the run stops.
   bool WaitTurn(const Worker& w, const ScriptStatement& s);
-  void ReportCrash(Worker& w, std::string_view statement);
+  void ReportCrash(Worker& w, std::string_view statement, size_t target);
+  // Fills in what the session knows (history, targets, replay key) and records `f`.
+  void AddSessionFinding(Worker& w, Finding f, std::string_view statement, const ReplayKey* key);
+  void RunOracles(Worker& w, std::string_view sql, const std::vector<Outcome>& outcomes,
+                  const std::vector<ResultSet>& results, const ReplayKey* key, bool others_wrote);
   void ReportFailure(const std::string& kind, int thread, const std::string& message);
   // Counts the second ending at `t`; `whole`: also a second of the timeline.
   SecondStats CloseSecond(double t, bool whole = true);
   void LogStatement(Worker& w, uint64_t seq, size_t piece, int64_t start_ns, int64_t end_ns, const char* outcome,
                     const Outcome& o, std::string_view sql, const nlohmann::json& key);
   void Watch(double now);
+  void KillQuery(const Session::Busy& busy);
 
   std::shared_ptr<const Grammar> grammar_;  // null when executing a script
   std::shared_ptr<const Script> script_;
   Schema schema_;
-  ConnectionParams connection_;
+  std::vector<Target> targets_;
   RunOptions options_;
-  ServerProbe* probe_;
+  Oracles oracles_;
   std::unique_ptr<Shared> shared_;
   std::vector<std::unique_ptr<Worker>> workers_;
 };

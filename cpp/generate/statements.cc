@@ -1,5 +1,6 @@
 #include "generate/statements.h"
 
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 
@@ -89,6 +90,39 @@ void SplitStatements(std::string_view query, std::vector<std::string_view>* piec
     }
   }
   Push(out, query, start, query.size());
+}
+
+std::string Verb(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '(') {
+      ++i;
+    } else if (s.compare(i, 2, "/*") == 0 && s.compare(i, 3, "/*!") != 0) {
+      const size_t end = s.find("*/", i + 2);
+      i = end == std::string_view::npos ? s.size() : end + 2;
+    } else if (s.compare(i, 3, "/*!") == 0) {  // an executable comment: its body counts
+      i += 3;
+      while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    } else if (c == '#' || s.compare(i, 3, "-- ") == 0) {
+      const size_t end = s.find('\n', i);
+      i = end == std::string_view::npos ? s.size() : end + 1;
+    } else {
+      break;
+    }
+  }
+  std::string verb;
+  for (; i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_'); ++i)
+    verb += static_cast<char>(std::toupper(static_cast<unsigned char>(s[i])));
+  return verb;
+}
+
+bool VerbChangesNoData(std::string_view verb) {
+  static const char* const kReads[] = {"SELECT", "SHOW", "EXPLAIN", "DESCRIBE", "DESC", "HELP", "VALUES", "TABLE",
+                                       "WITH", "SET", "BEGIN", "START", "USE", "DO"};
+  for (const char* r : kReads)
+    if (verb == r) return true;
+  return false;
 }
 
 }  // namespace gauntlet

@@ -7,6 +7,7 @@
 #ifndef GAUNTLET_GENERATE_STATEMENTS_H_
 #define GAUNTLET_GENERATE_STATEMENTS_H_
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,6 +16,13 @@ namespace gauntlet {
 std::vector<std::string_view> SplitStatements(std::string_view query);
 // The same into `pieces` (cleared first), reusing its memory in hot loops.
 void SplitStatements(std::string_view query, std::vector<std::string_view>* pieces);
+
+// The statement's first word, upper-cased, past spaces, parentheses and
+// comments ("SELECT", "INSERT", ...); "" when there is none.
+std::string Verb(std::string_view statement);
+// Statements of this verb change no data (SELECT, SHOW, SET, BEGIN, ...;
+// COMMIT does: it makes changes visible).
+bool VerbChangesNoData(std::string_view verb);
 
 }  // namespace gauntlet
 

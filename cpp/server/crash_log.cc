@@ -95,13 +95,41 @@ CrashReport ParseCrashReport(const std::string& log) {
     }
   }
   r.log_excerpt = excerpt;
-  if (!r.assertion.empty()) {
-    r.signature = "assertion: " + r.assertion;
-  } else if (r.signal != 0 || !r.frames.empty()) {
-    r.signature = "signal " + std::to_string(r.signal) + ":";
-    for (size_t i = 0; i < r.frames.size() && i < 3; ++i) r.signature += (i ? " | " : " ") + r.frames[i];
-  }
+  r.signature = CrashSignature(r);
   return r;
+}
+
+std::string CrashSignature(const CrashReport& r) {
+  if (!r.assertion.empty()) return "assertion: " + r.assertion;
+  if (r.signal == 0 && r.frames.empty()) return "";
+  std::string s = "signal " + std::to_string(r.signal) + ":";
+  for (size_t i = 0; i < r.frames.size() && i < 3; ++i) s += (i ? " | " : " ") + r.frames[i];
+  return s;
+}
+
+std::vector<std::string> GdbCrashFrames(const std::string& gdb_output) {
+  // "[Current thread is 1 (Thread 0x7f.. (LWP 1595))]" names the thread that
+  // crashed; its section of `thread apply all bt` lists the frames.
+  static const std::regex kCurrent(R"(\[Current thread is \d+ \(Thread (0x[0-9a-f]+) \(LWP (\d+)\)\)\])");
+  static const std::regex kGdbFrame(R"(^#\d+\s+(?:0x[0-9a-f]+ in )?([^ (]+) \()");
+  std::smatch m;
+  std::vector<std::string> frames;
+  if (!std::regex_search(gdb_output, m, kCurrent)) return frames;
+  const std::string header = "(Thread " + m[1].str() + " (LWP " + m[2].str() + ")):";
+  const size_t at = gdb_output.find(header);
+  if (at == std::string::npos) return frames;
+  std::istringstream in(gdb_output.substr(at + header.size()));
+  std::string line;
+  bool past_handler = false;
+  while (std::getline(in, line) && !(line.empty() && !frames.empty())) {
+    if (!std::regex_search(line, m, kGdbFrame)) continue;
+    const std::string name = m[1].str();
+    if (name == "??") continue;
+    if (!past_handler && IsHandlerFrame(name)) continue;
+    past_handler = true;
+    frames.push_back(name);
+  }
+  return frames;
 }
 
 std::vector<std::string> ErrorLines(const std::string& log) {

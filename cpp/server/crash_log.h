@@ -20,6 +20,13 @@ CrashReport ParseCrashReport(const std::string& log);
 // The lines of a server or bootstrap log that report errors ("[ERROR]").
 std::vector<std::string> ErrorLines(const std::string& log);
 
+// "assertion: TEXT", or "signal N: frame | frame | frame" (the first three).
+std::string CrashSignature(const CrashReport& r);
+
+// The crashing thread's frames (function names, handler frames and unknown
+// ones left out) in the output of GdbBacktrace.
+std::vector<std::string> GdbCrashFrames(const std::string& gdb_output);
+
 // Runs `gdb -batch` on `core` for `binary`; "" when gdb or the core is missing.
 std::string GdbBacktrace(const std::string& binary, const std::string& core, int timeout_seconds);
 

@@ -373,6 +373,11 @@ CrashReport ManagedServer::Crash() const {
     const fs::path core = fs::path(datadir()) / name;
     if (fs::exists(core)) {
       r.gdb_backtrace = GdbBacktrace(options_.binary, core.string(), 120);
+      // A stripped server's log has addresses only; the core names the frames.
+      if (r.frames.empty() && r.assertion.empty()) {
+        r.frames = GdbCrashFrames(r.gdb_backtrace);
+        if (!r.frames.empty()) r.signature = CrashSignature(r);
+      }
       break;
     }
   }

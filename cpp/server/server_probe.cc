@@ -19,6 +19,8 @@ void ManagedServerProbe::Kill() {
   server_->Kill(SIGKILL);
 }
 
+std::string ManagedServerProbe::ErrorLog() { return server_->error_log(); }
+
 bool ExternalServerProbe::Alive() {
   ConnectionParams p = params_;
   p.connect_timeout = 5;

@@ -6,7 +6,7 @@
 
 #include <mutex>
 
-#include "exec/executor.h"
+#include "exec/target.h"
 #include "server/managed_server.h"
 
 namespace gauntlet {
@@ -17,6 +17,7 @@ class ManagedServerProbe : public ServerProbe {
   bool Alive() override;
   CrashReport Crash() override;
   void Kill() override;
+  std::string ErrorLog() override;
 
  private:
   std::mutex mu_;

@@ -8,6 +8,8 @@
 #include "exec/error_table.h"
 #include "exec/executor.h"
 #include "generate/perl_runtime.h"
+#include "oracle/registry.h"
+#include "oracle/sql_shape.h"
 #include "server/datadir_template.h"
 #include "server/managed_server.h"
 #include "server/server_probe.h"
@@ -29,6 +31,105 @@ py::dict OutcomeDict(const Outcome& o) {
   d["seconds"] = static_cast<double>(o.nanos) / 1e9;
   return d;
 }
+
+// (outcome dict, [(name, type)], [row tuples]): strings as str, binary
+// strings as bytes, NULL as None.
+py::tuple OutcomeRows(const Outcome& o, const ResultSet& rs) {
+  py::list columns, rows;
+  std::vector<bool> as_bytes;
+  for (const auto& col : rs.columns) {
+    columns.append(py::make_tuple(col.name, col.type));
+    // Numbers and dates report the binary character set too; only strings are bytes.
+    const bool stringish = col.type == "CHAR" || col.type == "VARCHAR" || col.type == "BLOB" ||
+                           col.type == "BIT" || col.type == "GEOMETRY" || col.type == "UNKNOWN";
+    as_bytes.push_back(col.binary && stringish);
+  }
+  for (const auto& row : rs.rows) {
+    py::list r;
+    for (size_t i = 0; i < row.size(); ++i) {
+      const auto& v = row[i];
+      if (!v) r.append(py::none());
+      else if (as_bytes[i]) r.append(py::bytes(*v));
+      else r.append(py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(v->data(), static_cast<Py_ssize_t>(v->size()), "replace")));
+    }
+    rows.append(py::tuple(r));
+  }
+  return py::make_tuple(OutcomeDict(o), columns, rows);
+}
+
+// An oracle written in Python (a gauntlet.Oracle), called with the GIL from
+// the session's thread.
+class PyOracle : public Oracle {
+ public:
+  explicit PyOracle(py::object oracle) : oracle_(std::move(oracle)), name_(oracle_.attr("name").cast<std::string>()) {}
+  std::string name() const override { return name_; }
+  bool WantsRows(std::string_view sql) const override {
+    py::gil_scoped_acquire gil;
+    return Call([&] { return oracle_.attr("wants_rows")(std::string(sql)).cast<bool>(); });
+  }
+  Verdict Check(const Observation& o) override {
+    py::gil_scoped_acquire gil;
+    return Call([&] {
+      py::list names, outcomes;
+      for (size_t t = 0; t < o.outcomes.size(); ++t) {
+        names.append(o.session.target(t).name);
+        outcomes.append(OutcomeDict(o.outcomes[t]));
+      }
+      py::object columns = py::none(), rows = py::none();
+      if (o.results.size() == o.outcomes.size()) {
+        py::list cs, rs;
+        for (size_t t = 0; t < o.results.size(); ++t) {
+          py::tuple x = OutcomeRows(o.outcomes[t], o.results[t]);
+          cs.append(x[1]);
+          rs.append(x[2]);
+        }
+        columns = cs;
+        rows = rs;
+      }
+      // Follow-ups in this session; the function refuses once the check returned.
+      auto valid = std::make_shared<bool>(true);
+      Session* session = &o.session;
+      py::cpp_function execute([valid, session](const std::string& sql, size_t target) {
+        if (!*valid) throw Error("Observation.execute: only during check()");
+        if (target >= session->size()) throw Error("Observation.execute: no target " + std::to_string(target));
+        ResultSet rs;
+        Outcome out;
+        {
+          py::gil_scoped_release release;
+          out = session->Execute(target, sql, &rs);
+        }
+        return OutcomeRows(out, rs);
+      }, py::arg("sql"), py::arg("target") = 0);
+      py::tuple r = oracle_.attr("_verdict")(o.thread, std::string(o.sql), names, outcomes, columns, rows, execute);
+      *valid = false;
+      const std::string kind = r[0].cast<std::string>();
+      if (kind == "passed") return Verdict::Passed();
+      if (kind == "skipped") return Verdict::Skipped(r[1].cast<std::string>());
+      if (kind == "not-applicable") return Verdict::NotApplicable();
+      const nlohmann::json j = FromPython(r[1]);
+      Finding f;
+      f.kind = j.value("kind", "custom");
+      f.signature = j.value("signature", name_ + ": " + SqlShape(o.sql).Skeleton());
+      f.detail = j.value("detail", "");
+      if (j.contains("evidence")) f.evidence = j["evidence"];
+      for (size_t t = 0; t < o.outcomes.size(); ++t) f.targets.push_back(o.session.target(t).name);
+      return Verdict::Fired(std::move(f));
+    });
+  }
+
+ private:
+  // Python's exceptions become an OracleError naming the oracle.
+  template <class F>
+  auto Call(F f) const -> decltype(f()) {
+    try {
+      return f();
+    } catch (py::error_already_set& e) {
+      throw OracleError("oracle " + name_ + ": " + e.what());
+    }
+  }
+  py::object oracle_;
+  std::string name_;
+};
 
 }  // namespace
 
@@ -78,26 +179,7 @@ void RegisterRun(py::module_& m) {
           py::gil_scoped_release release;
           o = c.Execute(sql, fetch ? &rs : nullptr);
         }
-        py::list columns, rows;
-        std::vector<bool> as_bytes;
-        for (const auto& col : rs.columns) {
-          columns.append(py::make_tuple(col.name, col.type));
-          // Numbers and dates report the binary character set too; only strings are bytes.
-          const bool stringish = col.type == "CHAR" || col.type == "VARCHAR" || col.type == "BLOB" ||
-                                 col.type == "BIT" || col.type == "GEOMETRY" || col.type == "UNKNOWN";
-          as_bytes.push_back(col.binary && stringish);
-        }
-        for (const auto& row : rs.rows) {
-          py::list r;
-          for (size_t i = 0; i < row.size(); ++i) {
-            const auto& v = row[i];
-            if (!v) r.append(py::none());
-            else if (as_bytes[i]) r.append(py::bytes(*v));
-            else r.append(py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(v->data(), static_cast<Py_ssize_t>(v->size()), "replace")));
-          }
-          rows.append(py::tuple(r));
-        }
-        return py::make_tuple(OutcomeDict(o), columns, rows);
+        return OutcomeRows(o, rs);
       }, py::arg("sql"), py::arg("fetch") = true)
       .def_property_readonly("id", &Connection::id);
 
@@ -205,7 +287,29 @@ void RegisterRun(py::module_& m) {
       .def_readwrite("generate_timeout", &RunOptions::generate_timeout)
       .def_readwrite("out_dir", &RunOptions::out_dir)
       .def_readwrite("statement_log", &RunOptions::statement_log)
-      .def_readwrite("max_depth", &RunOptions::max_depth);
+      .def_readwrite("max_depth", &RunOptions::max_depth)
+      .def_readwrite("known_bugs", &RunOptions::known_bugs)
+      .def_readwrite("history", &RunOptions::history);
+
+  py::class_<KnownBug>(m, "KnownBug")
+      .def(py::init<std::string, std::string>(), py::arg("pattern"), py::arg("note") = "known bug")
+      .def_readonly("pattern", &KnownBug::pattern)
+      .def_readonly("note", &KnownBug::note)
+      .def("__repr__", [](const KnownBug& k) { return "KnownBug(" + k.pattern + " ## " + k.note + ")"; });
+  m.def("load_known_bugs", &LoadKnownBugs, py::arg("path"));
+  m.def("known_oracles", &KnownOracles);
+  // Findings made before the executor ran (a server that would not start,
+  // one that died while loading data): recorded as the executor records its
+  // own (OUT/findings.jsonl and OUT/findings/<id>/); returns them as dicts.
+  m.def("record_findings", [](const std::string& out_dir, const py::list& findings,
+                              const std::vector<KnownBug>& known, const py::dict& targets) {
+    FindingLog log(out_dir, known, FromPython(targets));
+    for (const auto& f : findings) log.Add(Finding::FromJson(FromPython(f)));
+    py::list out;
+    for (const Finding& f : log.findings()) out.append(ToPython(f.ToJson()));
+    return out;
+  }, py::arg("out_dir"), py::arg("findings"), py::arg("known_bugs") = std::vector<KnownBug>{},
+     py::arg("targets") = py::dict());
 
   // Runs the executor with the GIL released; `tick(second_or_None)` is
   // called with the GIL about every 50 ms and may return True to stop.
@@ -221,19 +325,44 @@ void RegisterRun(py::module_& m) {
       .def_property_readonly("statements", &Script::size);
 
   // `workload`: a Grammar (sessions generate) or a Script (sessions execute
-  // what a run recorded).
-  m.def("execute_run", [](py::object workload, const Schema& schema,
-                          const ConnectionParams& params, const RunOptions& options,
-                          ManagedServer* server, py::object tick) {
-    std::unique_ptr<ServerProbe> probe;
-    if (server != nullptr) probe = std::make_unique<ManagedServerProbe>(server);
-    else probe = std::make_unique<ExternalServerProbe>(params);
+  // what a run recorded). `targets`: dicts with name, connection
+  // (ConnectionParams), server (a ManagedServer or None), setup (statements
+  // each session runs first) and description (for findings). `oracles`: names.
+  m.def("execute_run", [](py::object workload, const Schema& schema, const py::list& target_list,
+                          const RunOptions& options, const py::list& oracle_list,
+                          const py::dict& oracle_settings, py::object tick) {
+    std::vector<std::unique_ptr<ServerProbe>> probes;
+    std::vector<Target> targets;
+    for (const auto& item : target_list) {
+      const py::dict d = item.cast<py::dict>();
+      Target t;
+      t.name = d["name"].cast<std::string>();
+      t.connection = d["connection"].cast<ConnectionParams>();
+      if (!d["server"].is_none()) probes.push_back(std::make_unique<ManagedServerProbe>(d["server"].cast<ManagedServer*>()));
+      else probes.push_back(std::make_unique<ExternalServerProbe>(t.connection));
+      t.probe = probes.back().get();
+      t.session_setup = d["setup"].cast<std::vector<std::string>>();
+      t.description = FromPython(d["description"]);
+      targets.push_back(std::move(t));
+    }
+    OracleSettings settings;
+    if (oracle_settings.contains("error_log_patterns"))
+      settings.error_log_patterns = oracle_settings["error_log_patterns"].cast<std::vector<std::string>>();
+    if (oracle_settings.contains("error_log_ignore"))
+      settings.error_log_ignore = oracle_settings["error_log_ignore"].cast<std::vector<std::string>>();
+    // Names make built-in oracles; anything else is a gauntlet.Oracle.
+    std::vector<std::string> oracle_names;
+    for (const auto& item : oracle_list)
+      if (py::isinstance<py::str>(item)) oracle_names.push_back(item.cast<std::string>());
+    Executor::Oracles oracles = MakeOracles(oracle_names, targets, settings);
+    for (const auto& item : oracle_list)
+      if (!py::isinstance<py::str>(item)) oracles.push_back(std::make_shared<PyOracle>(py::reinterpret_borrow<py::object>(item)));
     std::unique_ptr<Executor> executor;
     if (py::isinstance<Script>(workload))
-      executor = std::make_unique<Executor>(workload.cast<std::shared_ptr<Script>>(), params, options, probe.get());
+      executor = std::make_unique<Executor>(workload.cast<std::shared_ptr<Script>>(), targets, options, oracles);
     else
-      executor = std::make_unique<Executor>(workload.cast<std::shared_ptr<Grammar>>(), schema, params, options,
-                                            probe.get());
+      executor = std::make_unique<Executor>(workload.cast<std::shared_ptr<Grammar>>(), schema, targets, options,
+                                            oracles);
     RunResult result;
     {
       py::gil_scoped_release release;
@@ -253,8 +382,9 @@ void RegisterRun(py::module_& m) {
     nlohmann::json timeline = nlohmann::json::array();
     for (const SecondStats& sec : result.timeline) timeline.push_back(sec.ToJson());
     return py::make_tuple(ToPython(result.ToJson()), ToPython(timeline));
-  }, py::arg("workload"), py::arg("schema"), py::arg("connection"), py::arg("options"),
-     py::arg("server") = nullptr, py::arg("tick") = py::none());
+  }, py::arg("workload"), py::arg("schema"), py::arg("targets"), py::arg("options"),
+     py::arg("oracles") = py::list(), py::arg("oracle_settings") = py::dict(),
+     py::arg("tick") = py::none());
 }
 
 }  // namespace gauntlet::bindings

@@ -19,6 +19,7 @@ from . import GauntletError, InvalidInput
 from .data import load_data_spec
 from .grammar import Grammar, Schema
 from .server import ManagedServer, ServerError
+from .targets import parse_target_flag
 
 # `gauntlet run` settings: name -> default. A config file (--config, JSON or
 # TOML) uses the same names; flags given on the command line override it.
@@ -27,10 +28,11 @@ RUN_DEFAULTS = {
     "seed": 1, "server": "default", "mysqld": [], "out": "gauntlet-run", "statement_timeout": 0.0,
     "hang_timeout": 60.0, "generate_timeout": 10.0, "statement_log": False, "max_depth": 64,
     "keep_server": False, "data_template": False, "overwrite": False,
+    "targets": None, "oracles": ["crash"], "known_bugs": None,
 }
 # Settings whose value is text (the others are numbers or flags, checked by run()).
-_TEXT = {"grammar": str, "data": str, "server": str, "out": str}
-_LISTS = ("redefine", "mysqld")
+_TEXT = {"grammar": str, "data": str, "server": str, "out": str, "known_bugs": str}
+_LISTS = ("redefine", "mysqld", "oracles")
 
 
 def _gensql(args: argparse.Namespace) -> int:
@@ -81,8 +83,12 @@ def _read_config(path: str) -> dict:
         raise InvalidInput(f"{path}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(RUN_DEFAULTS)}")
     for key, value in config.items():
         default = RUN_DEFAULTS[key]
-        if key in _TEXT:
-            ok = isinstance(value, str) or (key == "data" and value is None)
+        if key == "targets":  # run() checks each target
+            ok = isinstance(value, list) and all(isinstance(v, dict) for v in value)
+        elif key == "oracles" and isinstance(value, str):
+            ok = True
+        elif key in _TEXT:
+            ok = isinstance(value, str) or (key in ("data", "known_bugs") and value is None)
         elif key in _LISTS:
             ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
         elif isinstance(default, bool):
@@ -90,7 +96,8 @@ def _read_config(path: str) -> dict:
         else:  # numbers: run() checks the range; bools are no numbers here
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not ok:
-            want = {str: "text", list: "a list of text", bool: "true or false"}.get(
+            want = "a list of targets (objects with name, server, options, engine)" if key == "targets" else {
+                str: "text", list: "a list of text", bool: "true or false"}.get(
                 _TEXT.get(key) or (list if key in _LISTS else type(default)), "a number")
             raise InvalidInput(f"{path}: setting {key!r} must be {want}, not {value!r}")
     return config
@@ -102,6 +109,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.config:
         settings.update(_read_config(args.config))
     settings.update({k: v for k, v in vars(args).items() if k in RUN_DEFAULTS and v is not None})
+    if args.target:
+        settings["targets"] = [parse_target_flag(t) for t in args.target]
+    if args.oracle:
+        settings["oracles"] = [n.strip() for flag in args.oracle for n in flag.split(",") if n.strip()]
     if not settings["grammar"]:
         raise InvalidInput("--grammar is required (or 'grammar' in the config file)")
     result = run(settings.pop("grammar"), progress=True, **settings)
@@ -148,6 +159,11 @@ def _server_stop(args: argparse.Namespace) -> int:
     return 0
 
 
+def _core_oracles():
+    from . import _core
+    return _core.known_oracles()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gauntlet", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -191,6 +207,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--keep-server", action="store_true", default=None, help="leave the server running")
     r.add_argument("--data-template", action="store_true", default=None,
                    help="cache the loaded datadir and start later runs from a copy of it")
+    r.add_argument("--target", action="append", metavar="NAME[=SERVER][,OPTION=VALUE...]",
+                   help="a server every statement also goes to (repeatable; two or more for the differential "
+                        "oracle): SERVER as --server, OPTIONs as server options (session variables for a DSN), "
+                        "engine=ENGINE for the data; or a JSON object")
+    r.add_argument("--oracle", action="append", metavar="NAME[,NAME...]",
+                   help="checks to run: " + ", ".join(f"{n} ({what})" for n, what in _core_oracles()))
+    r.add_argument("--known-bugs", metavar="FILE",
+                   help="signature patterns of known bugs, one a line (PATTERN ## NOTE): matching findings are "
+                        "marked known and do not fail the run")
     r.set_defaults(func=_run)
 
     rp = sub.add_parser("replay", help="execute again the statements a run logged (--statement-log)",

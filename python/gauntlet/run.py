@@ -21,6 +21,8 @@ from . import _core, analysis
 from .data import load_data_spec
 from .grammar import Grammar, Schema
 from .server import DEFAULT_BINARY, ManagedServer, ServerError, _redact, parse_dsn
+from .oracle import Oracle
+from .targets import Target, make_targets
 
 KINDS = analysis.KINDS
 
@@ -62,16 +64,19 @@ class RunResult:
 
     @property
     def findings(self) -> list:
-        """The findings (crash, shutdown, hang, corruption, unreachable, start), each a dict with kind, signature, detail, statement."""
+        """The findings, one per signature: dicts with kind (crash, shutdown, hang, corruption, unreachable,
+        start, divergence, error-mismatch, error-log, ...), oracle, signature, detail, statement, preceding
+        (the session's statements before it), targets, key (to replay it), occurrences, id (its folder
+        under OUT/findings) and known (the known-bugs note it matched)."""
         return self._summary.get("findings", [])
 
     @property
     def exit_code(self) -> int:
-        """What ``gauntlet run`` exits with: 1 when something was found (what CI should fail
-        on), else 2 when the grammar or an input failed during the run (``summary()["error"]``),
+        """What ``gauntlet run`` exits with: 1 when something was found that is not a known bug (what
+        CI should fail on), else 2 when the grammar or an input failed during the run (``summary()["error"]``),
         else 128+N when signal N ended it (130 for Ctrl-C), else 0."""
         s = self._summary
-        if self.findings:
+        if any(not f.get("known") for f in self.findings):
             return 1
         if s.get("error"):
             return 2
@@ -132,8 +137,16 @@ class RunResult:
                 lines.append(f"    e.g. {x['message'][:100]}  <- {x['statement'][:100]}")
         for e in s.get("connect_errors", [])[:4]:
             lines.append(f"  connect error {e['code']} {e['name']}: {e['count']:,}")
+        for name, o in s.get("oracles", {}).items():
+            skipped = ", ".join(f"{why}: {n:,}" for why, n in sorted(o["skipped_by_reason"].items(),
+                                                                       key=lambda x: -x[1])[:4])
+            lines.append(f"  oracle {name}: {o['checked']:,} checked, {o['passed']:,} passed, {o['fired']:,} fired, "
+                         f"{o['skipped']:,} skipped" + (f" ({skipped})" if skipped else ""))
         for f in self.findings:
-            lines.append(f"FINDING {f['kind']}: {f['signature']}")
+            known = f" [known: {f['known']}]" if f.get("known") else ""
+            times = f" (x{f['occurrences']})" if f.get("occurrences", 1) > 1 else ""
+            where = f" in {self.out / 'findings' / f['id']}" if f.get("id") else ""
+            lines.append(f"FINDING {f['kind']}{times}{known}: {f['signature'][:200]}{where}")
         if s.get("error"):
             e = s["error"]
             where = f" (session {e['thread']})" if e.get("thread") else ""
@@ -284,7 +297,7 @@ def _check_threads_fit(threads: int) -> None:
                                  f"about {limit} (ulimit -u, kernel.threads-max)")
 
 
-_RUN_FILES = ("summary.json", "events.jsonl", "run.json")
+_RUN_FILES = ("summary.json", "events.jsonl", "run.json", "findings.jsonl")
 
 
 def _claim_out(out: pathlib.Path, overwrite: bool):
@@ -320,6 +333,7 @@ def _claim_out(out: pathlib.Path, overwrite: bool):
                                  "folder, or pass overwrite=True (--overwrite) to replace it")
     for name in earlier:
         (out / name).unlink()
+    shutil.rmtree(out / "findings", ignore_errors=True)
     return lock
 
 
@@ -328,7 +342,10 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
         server: Union[str, ManagedServer] = "default", mysqld=None, out: Union[str, os.PathLike] = "gauntlet-run",
         statement_timeout: float = 0, hang_timeout: float = 60, generate_timeout: float = 10,
         statement_log: bool = False, max_depth: int = 64, progress: Union[bool, Callable] = False,
-        keep_server: bool = False, data_template: bool = False, overwrite: bool = False) -> RunResult:
+        keep_server: bool = False, data_template: bool = False, overwrite: bool = False,
+        targets: Optional[Sequence[Union[dict, Target]]] = None,
+        oracles: Union[str, Sequence[Union[str, Oracle]]] = ("crash",),
+        known_bugs: Union[None, str, os.PathLike] = None) -> RunResult:
     """Runs ``grammar`` with ``threads`` sessions against a server and returns the result.
 
     ``server``: "default" (Debian's MariaDB, started by Gauntlet in OUT/server),
@@ -339,6 +356,16 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     template cache and start later runs with the same binary, options, data
     and seed from a copy of it (a second template level, for campaigns that
     restart often). ``out`` must not hold an earlier run unless ``overwrite``.
+
+    ``targets``: two or more servers that every session sends each statement to,
+    in turn (lockstep): dicts ``{"name": "a", "server": "default", "options":
+    {"div_precision_increment": 4}, "engine": "InnoDB"}`` or :class:`Target` objects
+    (``server`` defaults to the ``server`` argument; ``mysqld`` applies to every
+    managed one). ``oracles``: the checks to run, by name or as
+    "crash,errorlog,differential" (crash is always on), and :class:`gauntlet.Oracle`
+    objects (custom checks in Python). ``known_bugs``: a file
+    of signature patterns (``PATTERN ## NOTE`` a line); findings that match are
+    marked known and do not fail the run.
 
     Every way a run can end leaves ``out/summary.json``: the duration or
     query budget, a finding (crash, shutdown, hang, unreachable, a server that
@@ -358,8 +385,12 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
         raise _core.InvalidInput("redefine: applies to grammar files; give them to Grammar.from_file(path, "
                                  "*redefine) or pass the grammar as a path")
     g = grammar if isinstance(grammar, Grammar) else Grammar.from_file(os.fspath(grammar), *redefine)
+    if isinstance(data, os.PathLike):
+        data = os.fspath(data)
     spec = _data_spec(data)
-    params = _server_params(server, mysqld)
+    chosen = _checked_targets(targets, server, mysqld)
+    checks = _oracle_names(oracles, chosen)
+    known = _known_bugs(known_bugs)
     record = {"grammar": os.fspath(grammar) if not isinstance(grammar, Grammar) else None,
               "redefine": [os.fspath(r) for r in redefine],
               "grammar_sources": [{"source": name, "sha256": hashlib.sha256(g._g.source_text(name)).hexdigest()}
@@ -367,9 +398,50 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
               "python_rules": g.python_rules, **settings,
               "data": data if data is None or isinstance(data, str) else {"schema": json.loads(data.to_json())},
               "server": _redact(server) if isinstance(server, str) else None, "mysqld": mysqld,
-              "statement_log": statement_log}
-    return _run_workload(g._g, {"grammar": getattr(g, "_label", str(g))}, spec, settings, server, params, mysqld, out,
-                         statement_log, progress, keep_server, data_template, overwrite, record)
+              "statement_log": statement_log, "targets": [t.to_dict() for t in chosen] if targets else None,
+              "oracles": [_oracle_label(c) for c in checks], "known_bugs": os.fspath(known_bugs) if known_bugs else None}
+    return _run_workload(g._g, {"grammar": getattr(g, "_label", str(g))}, spec, settings, chosen, mysqld, out,
+                         statement_log, progress, keep_server, data_template, overwrite, record, checks, known)
+
+
+def _checked_targets(targets, server, mysqld) -> list:
+    """The run's targets, each server checked before anything starts."""
+    chosen = make_targets(targets, server)
+    for t in chosen:
+        _server_params(t.server, mysqld if len(chosen) == 1 else None)
+        if t.options and isinstance(t.server, ManagedServer):
+            raise _core.InvalidInput(f"targets: {t.name}: options go to ManagedServer(..., mysqld=...) when the "
+                                     "server is one")
+    return chosen
+
+
+def _oracle_names(oracles, targets) -> list:
+    """The oracles, checked: known names (differential and timing only with two or more targets) and
+    :class:`gauntlet.Oracle` objects."""
+    names = [n.strip() for n in oracles.split(",")] if isinstance(oracles, str) else list(oracles)
+    known = [name for name, _ in _core.known_oracles()]
+    for n in names:
+        if isinstance(n, Oracle):
+            if not isinstance(getattr(n, "name", None), str) or not n.name:
+                raise _core.InvalidInput(f"oracles: {n!r} needs a name (a non-empty str)")
+            continue
+        if not isinstance(n, str):
+            raise _core.InvalidInput(f"oracles: an oracle is a name or a gauntlet.Oracle, not {n!r}")
+        if n not in known:
+            raise _core.InvalidInput(f"oracles: unknown oracle {n!r}; known: {', '.join(known)}")
+    for n in ("differential", "timing"):
+        if n in names and len(targets) < 2:
+            raise _core.InvalidInput(f"oracles: {n} compares targets: give two or more (targets=, --target)")
+    return list(dict.fromkeys(["crash", *names]))
+
+
+def _oracle_label(oracle) -> str:
+    """How run.json and the summary name an oracle; custom ones as custom:NAME (replay leaves them out)."""
+    return oracle if isinstance(oracle, str) else f"custom:{oracle.name}"
+
+
+def _known_bugs(path) -> list:
+    return _core.load_known_bugs(os.fspath(path)) if path else []
 
 
 def _data_spec(data) -> Optional[Schema]:
@@ -398,8 +470,8 @@ def _server_params(server, mysqld) -> Optional["_core.ConnectionParams"]:
     return None
 
 
-def _run_workload(workload, info, spec, settings, server, params, mysqld, out, statement_log, progress,
-                  keep_server, data_template, overwrite, record) -> RunResult:
+def _run_workload(workload, info, spec, settings, targets, mysqld, out, statement_log, progress,
+                  keep_server, data_template, overwrite, record, oracles=("crash",), known=()) -> RunResult:
     from . import __version__
     record = {**record, "gauntlet_version": __version__}
     info = {**info, "settings": record}
@@ -411,9 +483,9 @@ def _run_workload(workload, info, spec, settings, server, params, mysqld, out, s
         except OSError as e:
             print(f"gauntlet: cannot write {out / 'run.json'}: {e.strerror}", file=sys.stderr)
         with _Interrupts() as interrupts:
-            summary, timeline = _run_claimed(workload, info, spec, settings, server, params, mysqld, out,
+            summary, timeline = _run_claimed(workload, info, spec, settings, targets, mysqld, out,
                                              statement_log, progress, keep_server, data_template, overwrite,
-                                             interrupts)
+                                             interrupts, list(oracles), list(known))
     finally:
         lock.close()
     return RunResult(out, summary, timeline)
@@ -474,64 +546,42 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
               "statement_log": statement_log}
     attempts = check_setting("attempts", attempts)
     spec = _data_spec(recorded.get("data"))
-    params = _server_params(server, mysqld)
+    # A run with several targets replays on all of them, unless a server is given.
+    recorded_targets = recorded.get("targets") if server == (recorded.get("server") or "default") else None
+    chosen = _checked_targets(recorded_targets, server, mysqld)
+    record["targets"] = [t.to_dict() for t in chosen] if recorded_targets else None
+    checks = [n for n in recorded.get("oracles", ["crash"])
+              if not n.startswith("custom:") and (n not in ("differential", "timing") or len(chosen) > 1)]
+    known = _known_bugs(recorded.get("known_bugs"))
     for attempt in range(1, attempts + 1):
-        result = _run_workload(script, {"grammar": f"replay of {run_dir}", "attempt": attempt}, spec, settings, server, params, mysqld,
-                               run_dir / "replay" if out is None else out, statement_log, progress, keep_server,
-                               False, overwrite or attempt > 1, record)
+        result = _run_workload(script, {"grammar": f"replay of {run_dir}", "attempt": attempt}, spec, settings,
+                               chosen, mysqld, run_dir / "replay" if out is None else out, statement_log, progress,
+                               keep_server, False, overwrite or attempt > 1, record, checks, known)
         if result.findings or result.summary()["stop_reason"] != "script":
             break
     return result
 
 
-def _run_claimed(workload, info, spec, settings, server, params, mysqld, out, statement_log, progress,
-                 keep_server, data_template, overwrite, interrupts):
+def _run_claimed(workload, info, spec, settings, targets, mysqld, out, statement_log, progress,
+                 keep_server, data_template, overwrite, interrupts, oracles, known):
     """The part of run() that owns ``out``: whatever happens, summary.json is written. ``info``
     (what ran) goes into the summary."""
-    managed: Optional[ManagedServer] = None
-    started_here = False
+    started = []  # the ManagedServers this run started, to stop at the end
     info = {**info, "seed": settings["seed"], "threads": settings["threads"]}
+    described = {t.name: t.to_dict() for t in targets}
     summary, timeline = None, []
     try:
-        if isinstance(server, ManagedServer):
-            managed = server
-        elif params is None:
-            binary = DEFAULT_BINARY if server == "default" else server
-            if overwrite and (out / "server").exists():
-                _remove_stopped_server(out / "server")
-            managed = ManagedServer(out / "server", binary=binary, mysqld=mysqld, _die_with_parent=True)
-        template = None
-        spec_loaded = False
-        if managed is not None and spec is not None and data_template and not managed.alive:
-            template = _data_template(managed, spec, settings["seed"], mysqld)
-            if (template / "READY").exists() and not os.path.exists(managed.datadir):
-                _core.copy_datadir(str(template / "data"), managed.datadir)
-                info["load"] = {"from_template": str(template)}
-                spec_loaded = True
-        if managed is not None:
-            if not managed.alive:
-                try:
-                    managed.start()
-                except ServerError as e:
-                    raise _Stop("start", finding=_finding_from_start(e)) from None
-                started_here = True
-            params = managed.connection
-            info["server_ready_seconds"] = managed.ready_seconds
-        info["server"] = str(params)
-        if interrupts:
-            raise _Stop("interrupted")
-
-        conn = _first_connection(params, managed, settings["hang_timeout"])
-        info["server_info"] = _server_info(conn, managed, out)
-        try:
-            schema = _prepare_data(conn, managed, spec, spec_loaded, template, params, settings, info, interrupts)
-        except (_core.GauntletError, _core.InvalidInput) as e:
-            if managed is not None and _died(managed):  # the server died under the load
-                raise _Stop("crash", finding=_crash_finding(managed, "while loading data", e)) from None
-            raise
-        del conn
-        if not params.database:
-            params.database = schema.databases[0] if schema.databases else "test"
+        ready, schema = [], None
+        for target in targets:
+            tinfo = info if len(targets) == 1 else info.setdefault("target_info", {}).setdefault(target.name, {})
+            managed, params, target_schema = _prepare_target(target, len(targets), spec, settings, mysqld, out,
+                                                             overwrite, data_template, interrupts, tinfo, started)
+            schema = schema or target_schema
+            ready.append((target, managed, params))
+        if len(targets) > 1:  # the first target's, as for one target
+            info.update({k: info["target_info"][targets[0].name].get(k) for k in
+                         ("server", "server_info", "server_ready_seconds", "load", "ready_with_data_seconds")
+                         if k in info["target_info"][targets[0].name]})
         if interrupts:
             raise _Stop("interrupted")
 
@@ -539,21 +589,30 @@ def _run_claimed(workload, info, spec, settings, server, params, mysqld, out, st
         for name, value in settings.items():
             setattr(options, name, value)
         options.out_dir, options.statement_log = str(out), statement_log
+        options.known_bugs = known
         user_tick = _progress_printer(sys.stderr) if progress is True else (progress or None)
 
         def tick(second):
             stop = bool(user_tick(second)) if user_tick is not None else False
             return stop or bool(interrupts)
 
-        summary, timeline = _core.execute_run(workload, schema, params, options,
-                                              managed._s if managed is not None else None, tick)
+        core_targets = []
+        for target, managed, params in ready:
+            if not params.database:
+                params.database = schema.databases[0] if schema.databases else "test"
+            core_targets.append({"name": target.name, "connection": params,
+                                 "server": managed._s if managed is not None else None,
+                                 "setup": target.session_setup() if target.is_dsn else [],
+                                 "description": described[target.name]})
+        summary, timeline = _core.execute_run(workload, schema, core_targets, options, oracles, {}, tick)
         if progress is True and sys.stderr.isatty():
             sys.stderr.write("\n")
     except _Stop as stop:
         summary = _core.empty_summary()
         summary["stop_reason"] = stop.reason
         if stop.finding is not None:
-            summary["findings"] = [stop.finding]
+            summary["findings"] = _core.record_findings(str(out), [stop.finding], known, described)
+            summary["finding_counts"] = _finding_counts(summary["findings"])
     except (_core.InvalidInput, _core.GauntletError) as e:
         summary = _core.empty_summary()
         summary["stop_reason"] = "error"
@@ -562,7 +621,7 @@ def _run_claimed(workload, info, spec, settings, server, params, mysqld, out, st
         raise
     finally:
         try:
-            if managed is not None and started_here:
+            for managed in started:
                 if keep_server:
                     managed.detach()  # `gauntlet server stop --dir OUT/server` stops it
                 else:
@@ -574,6 +633,7 @@ def _run_claimed(workload, info, spec, settings, server, params, mysqld, out, st
                 summary["error"] = {"kind": "internal", "at": 0, "thread": 0,
                                     "message": "".join(traceback.format_exception_only(*sys.exc_info()[:2])).strip()}
             summary.update(info)
+            summary["oracles_run"] = [_oracle_label(o) for o in oracles]
             if interrupts.signum is not None:
                 summary["stop_reason"] = "interrupted"
                 summary["signal"] = signal.Signals(interrupts.signum).name
@@ -582,6 +642,85 @@ def _run_claimed(workload, info, spec, settings, server, params, mysqld, out, st
             except OSError as e:  # a full or vanished disk under OUT: the result object still has it all
                 print(f"gauntlet: cannot write {out / 'summary.json'}: {e.strerror}", file=sys.stderr)
     return summary, timeline
+
+
+def _finding_counts(findings: list) -> dict:
+    by_kind: dict = {}
+    for f in findings:
+        by_kind[f["kind"]] = by_kind.get(f["kind"], 0) + 1
+    known = sum(1 for f in findings if f.get("known"))
+    return {"total": len(findings), "new": len(findings) - known, "known": known, "by_kind": by_kind}
+
+
+def _with_engine(spec: Optional[Schema], engine: Optional[str]) -> Optional[Schema]:
+    """``spec`` with every table created by ``engine``."""
+    if spec is None or not engine:
+        return spec
+    j = json.loads(spec.to_json())
+    for table in j.get("tables", []):
+        if not table.get("view"):
+            table["engine"] = engine
+    return Schema.from_json(json.dumps(j))
+
+
+def _prepare_target(target: Target, count: int, spec, settings, mysqld, out, overwrite, data_template, interrupts,
+                    info: dict, started: list):
+    """Starts (or reaches) one target's server and gives it the run's data. Returns (ManagedServer or None,
+    its ConnectionParams, the schema it holds). A server that will not start, or dies while loading,
+    ends the run with a finding that names the target."""
+    managed: Optional[ManagedServer] = None
+    params = None
+    options = list(mysqld or []) + target.mysqld()
+    if isinstance(target.server, ManagedServer):
+        managed = target.server
+    elif target.is_dsn:
+        params = parse_dsn(target.server)
+    else:
+        binary = DEFAULT_BINARY if target.server == "default" else target.server
+        server_dir = out / ("server" if count == 1 else f"server-{target.name}")
+        if overwrite and server_dir.exists():
+            _remove_stopped_server(server_dir)
+        managed = ManagedServer(server_dir, binary=binary, mysqld=options, _die_with_parent=True)
+    spec = _with_engine(spec, target.engine)
+    template = None
+    spec_loaded = False
+    if managed is not None and spec is not None and data_template and not managed.alive:
+        template = _data_template(managed, spec, settings["seed"], options)
+        if (template / "READY").exists() and not os.path.exists(managed.datadir):
+            _core.copy_datadir(str(template / "data"), managed.datadir)
+            info["load"] = {"from_template": str(template)}
+            spec_loaded = True
+    if managed is not None:
+        if not managed.alive:
+            try:
+                managed.start()
+            except ServerError as e:
+                finding = _finding_from_start(e)
+                finding["targets"] = [target.name]
+                raise _Stop("start", finding=finding) from None
+            started.append(managed)
+        params = managed.connection
+        info["server_ready_seconds"] = managed.ready_seconds
+    info["server"] = str(params)
+    if interrupts:
+        raise _Stop("interrupted")
+
+    conn = _first_connection(params, managed, settings["hang_timeout"])
+    if target.is_dsn:
+        for statement in target.session_setup():
+            outcome, _, _ = conn.execute(statement)
+            if outcome["kind"] != "ok":
+                raise _core.InvalidInput(f"targets: {target.name}: {statement}: {outcome['message']}")
+    info["server_info"] = _server_info(conn, managed, out, "" if count == 1 else target.name)
+    try:
+        schema = _prepare_data(conn, managed, spec, spec_loaded, template, params, settings, info, interrupts)
+    except (_core.GauntletError, _core.InvalidInput) as e:
+        if managed is not None and _died(managed):  # the server died under the load
+            finding = _crash_finding(managed, "while loading data", e)
+            finding["targets"] = [target.name]
+            raise _Stop("crash", finding=finding) from None
+        raise
+    return managed, params, schema
 
 
 def _prepare_data(conn, managed, spec, spec_loaded, template, params, settings, info, interrupts):
@@ -628,7 +767,7 @@ def _first_connection(params, managed: Optional[ManagedServer], patience: float)
             time.sleep(0.1)
 
 
-def _server_info(conn, managed: Optional[ManagedServer], out: pathlib.Path) -> dict:
+def _server_info(conn, managed: Optional[ManagedServer], out: pathlib.Path, target: str = "") -> dict:
     """What a comparison of runs needs to know about the server: its version, binary and command
     line (Gauntlet's own options included), and every variable (in OUT/server_variables.json)."""
     _, _, rows = conn.execute("SELECT VERSION()")
@@ -638,10 +777,11 @@ def _server_info(conn, managed: Optional[ManagedServer], out: pathlib.Path) -> d
     outcome, _, rows = conn.execute("SHOW GLOBAL VARIABLES")
     if outcome["kind"] == "ok":
         try:
-            (out / "server_variables.json").write_text(json.dumps(dict(rows), indent=1, sort_keys=True) + "\n")
-            info["variables"] = "server_variables.json"
+            name = f"server_variables-{target}.json" if target else "server_variables.json"
+            (out / name).write_text(json.dumps(dict(rows), indent=1, sort_keys=True) + "\n")
+            info["variables"] = name
         except OSError as e:
-            print(f"gauntlet: cannot write {out / 'server_variables.json'}: {e.strerror}", file=sys.stderr)
+            print(f"gauntlet: cannot write {out / name}: {e.strerror}", file=sys.stderr)
     return info
 
 

@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "oracle/registry.h"
 #include "server/managed_server.h"
 #include "server/server_probe.h"
 
@@ -210,6 +211,66 @@ TEST(Executor, ServerCrashDuringAScriptIsOneCrashFinding) {
       kill(pid, SIGSEGV);
     });
     ExpectOneFinding(r, "crash");
+  }
+}
+
+// Two targets in lockstep, every statement-following oracle on, sessions
+// finding divergences while one server is killed at a random moment: one
+// crash finding naming that target, the divergence found before it, and (under
+// TSan) no race between sessions, oracles and the watchdog.
+TEST(Executor, OraclesOnTwoTargetsUnderLoadWhileOneCrashes) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 2; ++round) {
+    const std::string dir = [] {
+      char tmpl[] = "/tmp/gauntlet-oracles-XXXXXX";
+      return std::string(mkdtemp(tmpl));
+    }();
+    ServerOptions a_options, b_options;
+    a_options.dir = dir + "/a";
+    b_options.dir = dir + "/b";
+    a_options.core_file = b_options.core_file = false;
+    a_options.mysqld = {"div_precision_increment=4"};
+    b_options.mysqld = {"div_precision_increment=12"};
+    ManagedServer a(a_options), b(b_options);
+    a.Start();
+    b.Start();
+    ManagedServerProbe a_probe(&a), b_probe(&b);
+    std::vector<Target> targets(2);
+    targets[0].name = "a";
+    targets[1].name = "b";
+    targets[0].connection = a.connection();
+    targets[1].connection = b.connection();
+    targets[0].probe = &a_probe;
+    targets[1].probe = &b_probe;
+    for (Target& t : targets) t.connection.database = "test";
+    const auto oracles = MakeOracles({"differential", "tlp", "norec", "transforms", "errorlog"}, targets, {});
+    RunOptions o = Sessions(4, 30);
+    o.out_dir = dir + "/out";
+    Executor executor(Grammar::FromString(
+                          // One writing session: with more, the differential oracle stops comparing.
+                          "thread1_init: CREATE TABLE IF NOT EXISTS t (a INT, b INT) ; "
+                          "INSERT INTO t VALUES (1, 2), (3, NULL), (7, 8) ;\n"
+                          "query: SELECT a / 3 AS q FROM t WHERE a > _digit ORDER BY q | "
+                          "SELECT a FROM t WHERE b < _digit | SELECT COUNT(*) FROM t WHERE a IS NOT NULL ;\n",
+                          "<test>"),
+                      Schema::RqgDefault(), targets, o, oracles);
+    const auto delay = std::chrono::milliseconds(std::uniform_int_distribution<int>(1500, 2500)(rng));
+    std::thread fault([&] {
+      std::this_thread::sleep_for(delay);
+      b_probe.Kill();  // SIGKILL, under the probe's lock (the sessions probe meanwhile)
+    });
+    const RunResult r = executor.Run();
+    fault.join();
+    EXPECT_EQ(r.stop_reason, "crash");
+    std::map<std::string, std::vector<std::string>> kinds;
+    for (const Finding& f : r.findings) kinds[f.kind] = f.targets;
+    EXPECT_EQ(kinds["crash"], std::vector<std::string>{"b"});
+    EXPECT_EQ(kinds["divergence"], (std::vector<std::string>{"a", "b"}));
+    EXPECT_GT(r.oracles.at("tlp").passed, 0u);
+    EXPECT_EQ(r.oracles.at("tlp").fired + r.oracles.at("norec").fired + r.oracles.at("transform:derived").fired, 0u);
+    EXPECT_TRUE(fs::exists(dir + "/out/findings.jsonl"));
+    a.Stop(5);
+    fs::remove_all(dir);
   }
 }
 

@@ -28,3 +28,10 @@ def test_quickstart_notebook_runs_from_a_copy_anywhere(monkeypatch, tmp_path):
     text = "".join(str(o.get("data", {}).get("text/plain", "")) for o in outputs)
     assert "Grammar('quickstart.yy'" in text and "RunResult(" in text and "p95_ms" in text
     assert any("image/png" in o.get("data", {}) for o in outputs)  # the timeline plot
+
+
+def test_custom_oracle_example(tmp_path):
+    r = subprocess.run([sys.executable, str(REPO / "examples" / "custom_oracle.py"), str(tmp_path / "run")],
+                       env={**os.environ, "PYTHONPATH": str(REPO / "python")}, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "oracle count-within-table:" in r.stdout and "0 fired" in r.stdout

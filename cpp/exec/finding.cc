@@ -1,0 +1,145 @@
+#include "exec/finding.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "common/error.h"
+
+namespace gauntlet {
+
+using nlohmann::json;
+
+namespace {
+
+// JSON for text that may hold bytes that are not UTF-8 (binary values in
+// statements): those become U+FFFD rather than failing the whole finding.
+std::string Dump(const json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+std::string Trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+}  // namespace
+
+json Finding::ToJson() const {
+  json j = {{"kind", kind}, {"oracle", oracle}, {"at", at}, {"signature", signature}, {"detail", detail},
+            {"thread", thread}, {"statement", statement}, {"targets", targets}};
+  if (!id.empty()) j["id"] = id;
+  if (!known.empty()) j["known"] = known;
+  j["occurrences"] = occurrences;
+  if (!preceding.empty()) j["preceding"] = preceding;
+  if (!key.is_null()) j["key"] = key;
+  if (!evidence.is_null()) j["evidence"] = evidence;
+  if (!crash.empty() || !crash.gdb_backtrace.empty()) j["crash"] = crash.ToJson();
+  return j;
+}
+
+Finding Finding::FromJson(const json& j) {
+  Finding f;
+  f.kind = j.value("kind", "");
+  f.oracle = j.value("oracle", "crash");
+  f.at = j.value("at", 0.0);
+  f.signature = j.value("signature", "");
+  f.detail = j.value("detail", "");
+  f.thread = j.value("thread", 0);
+  f.statement = j.value("statement", "");
+  f.preceding = j.value("preceding", std::vector<std::string>{});
+  f.targets = j.value("targets", std::vector<std::string>{});
+  f.key = j.value("key", json());
+  f.evidence = j.value("evidence", json());
+  if (j.contains("crash")) f.evidence["crash"] = j["crash"];
+  return f;
+}
+
+std::vector<KnownBug> LoadKnownBugs(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InvalidInput({path, 0, 0}, "cannot read the known-bugs file");
+  std::vector<KnownBug> known;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const std::string t = Trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    const size_t sep = t.find("##");
+    KnownBug k{Trim(t.substr(0, sep)), sep == std::string::npos ? "known bug" : Trim(t.substr(sep + 2))};
+    if (k.pattern.empty()) throw InvalidInput({path, n, 1}, "an entry needs a pattern before '##'");
+    known.push_back(std::move(k));
+  }
+  return known;
+}
+
+FindingLog::FindingLog(std::string out_dir, std::vector<KnownBug> known, json targets)
+    : out_dir_(std::move(out_dir)), known_(std::move(known)), targets_(std::move(targets)) {
+  if (!out_dir_.empty()) {
+    std::filesystem::create_directories(out_dir_);
+    jsonl_.open(std::filesystem::path(out_dir_) / "findings.jsonl", std::ios::app);
+  }
+}
+
+bool FindingLog::Add(Finding f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = by_signature_.find(f.signature); it != by_signature_.end()) {
+    ++findings_[it->second].occurrences;
+    return false;
+  }
+  for (const KnownBug& k : known_)
+    if (f.signature.find(k.pattern) != std::string::npos) {
+      f.known = k.note;
+      break;
+    }
+  char id[32];
+  std::snprintf(id, sizeof id, "%04zu-", findings_.size() + 1);
+  f.id = id + f.kind;
+  f.occurrences = 1;
+  if (!out_dir_.empty()) Write(f);
+  by_signature_[f.signature] = findings_.size();
+  findings_.push_back(std::move(f));
+  return true;
+}
+
+// The folder holds what a developer needs first: the finding with the targets
+// it concerns, and the session's statements up to it as a file `mariadb` reads.
+void FindingLog::Write(const Finding& f) {
+  namespace fs = std::filesystem;
+  json j = f.ToJson();
+  jsonl_ << Dump(j) << '\n' << std::flush;
+  std::error_code ec;
+  const fs::path dir = fs::path(out_dir_) / "findings" / f.id;
+  fs::create_directories(dir, ec);
+  if (ec) return;  // findings.jsonl has it; a full disk must not end the run
+  json described = json::object();
+  for (const std::string& name : f.targets)
+    if (targets_.contains(name)) described[name] = targets_[name];
+  j["target_details"] = described;
+  std::ofstream(dir / "finding.json") << Dump(j, 2) << '\n';
+  // What a developer reads first, and how to run it again.
+  std::ofstream readme(dir / "README.txt");
+  readme << f.kind << " found by " << f.oracle << " at " << f.at << " s in session " << f.thread << "\n"
+         << "signature: " << f.signature << "\n\n" << f.detail << "\n\nstatement:\n  " << f.statement << "\n\n";
+  for (const auto& [name, what] : described.items()) readme << "target " << name << ": " << Dump(what) << "\n";
+  readme << "\nTo run it again: start each target's server with its options (above), with the run's data\n"
+            "(OUT/run.json: data, seed), then `mariadb test < statements.sql` on each: the session's last\n"
+            "statements, then this one. A run with --statement-log replays whole: gauntlet replay OUT.\n";
+  if (!f.key.is_null())
+    readme << "The query again from the grammar: Generator.replay(key) with key " << Dump(f.key) << "\n";
+  std::ofstream sql(dir / "statements.sql");
+  sql << "-- " << f.kind << ": " << f.signature << "\n-- session " << f.thread << ": " << f.preceding.size()
+      << " statements before the one that found it, then that one\n";
+  for (const std::string& s : f.preceding) sql << s << ";\n";
+  sql << "-- the statement:\n" << f.statement << ";\n";
+}
+
+std::vector<Finding> FindingLog::findings() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return findings_;
+}
+
+size_t FindingLog::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return findings_.size();
+}
+
+}  // namespace gauntlet

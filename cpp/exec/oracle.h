@@ -1,0 +1,72 @@
+// Oracle: a check that decides whether what a statement did is wrong.
+//
+// The executor calls every oracle of a run on every statement, after the
+// statement ran on all targets and before it is recorded. An oracle answers
+// with a Verdict: not applicable, passed, skipped (with the reason, counted
+// in the summary: e.g. a nondeterministic statement), or fired (with a
+// Finding; the executor adds the session, statement history, targets and
+// replay key). Oracles may run follow-up statements in the session
+// (Observation::session), e.g. a transformed query. One oracle object serves
+// all sessions, so Check() must be thread-safe; Watch() is called about once
+// a second by the watchdog for checks that do not follow statements (the
+// error log).
+#ifndef GAUNTLET_EXEC_ORACLE_H_
+#define GAUNTLET_EXEC_ORACLE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+#include "exec/connection.h"
+#include "exec/finding.h"
+#include "exec/outcome.h"
+#include "exec/session.h"
+
+namespace gauntlet {
+
+// A check that failed in itself (a custom oracle that raised): ends the run
+// with an error, as a failing grammar does.
+class OracleError : public Error {
+ public:
+  explicit OracleError(const std::string& message) : Error(message) {}
+};
+
+struct Observation {
+  int thread = 0;
+  std::string_view sql;
+  const std::vector<Outcome>& outcomes;   // one per target, in the run's target order
+  const std::vector<ResultSet>& results;  // one per target when rows were fetched, else empty
+  Session& session;
+  // Another session wrote (or committed) while this statement ran on the
+  // targets: the targets, or two statements in a row, may have seen different data.
+  bool others_wrote = false;
+};
+
+struct Verdict {
+  enum Kind { kNotApplicable, kPassed, kSkipped, kFired };
+  Kind kind = kNotApplicable;
+  std::string reason;  // kSkipped: why, in a few words (counted by reason)
+  Finding finding;     // kFired: kind, signature, detail, evidence, targets
+
+  static Verdict NotApplicable() { return {}; }
+  static Verdict Passed() { return {kPassed, "", {}}; }
+  static Verdict Skipped(std::string why) { return {kSkipped, std::move(why), {}}; }
+  static Verdict Fired(Finding f) { return {kFired, "", std::move(f)}; }
+};
+
+class Oracle {
+ public:
+  virtual ~Oracle() = default;
+  virtual std::string name() const = 0;
+  // True when Check() needs the statement's rows: they are then fetched on
+  // every target (otherwise only counted).
+  virtual bool WantsRows(std::string_view /*sql*/) const { return false; }
+  virtual Verdict Check(const Observation& o) = 0;
+  // Findings that do not follow a statement; from the watchdog thread.
+  virtual std::vector<Finding> Watch() { return {}; }
+};
+
+}  // namespace gauntlet
+
+#endif  // GAUNTLET_EXEC_ORACLE_H_

@@ -1,0 +1,86 @@
+#include "exec/session.h"
+
+#include <chrono>
+
+namespace gauntlet {
+
+Session::Session(const std::vector<Target>& targets)
+    : targets_(targets),
+      connections_(targets.size()),
+      sides_(targets.size()),
+      ids_(std::make_unique<std::atomic<uint64_t>[]>(targets.size())) {}
+
+bool Session::Open(size_t t, Outcome* error) {
+  Close(t);
+  std::unique_ptr<Connection> fresh = Connection::Open(targets_[t].connection, error);
+  if (!fresh) return false;
+  for (const std::string& setup : targets_[t].session_setup) {
+    Outcome o = fresh->Execute(setup);
+    if (!o.ok()) {
+      o.message = "target " + targets_[t].name + ": " + setup + ": " + o.message;
+      *error = o;
+      return false;
+    }
+  }
+  ids_[t] = fresh->id();
+  std::lock_guard<std::mutex> lock(mu_);
+  connections_[t] = std::move(fresh);
+  return true;
+}
+
+void Session::Close(size_t t) {
+  std::lock_guard<std::mutex> lock(mu_);
+  connections_[t].reset();
+  sides_[t].reset();
+}
+
+Outcome Session::ExecuteSide(size_t t, std::string_view sql, ResultSet* rows, double limit) {
+  if (!sides_[t]) {
+    Outcome error;
+    std::unique_ptr<Connection> side = Connection::Open(targets_[t].connection, &error);
+    if (!side) return error;
+    for (const std::string& setup : targets_[t].session_setup) side->Execute(setup);
+    // Its DDL may wait for the workload's own transaction: give up soon.
+    side->Execute("SET SESSION lock_wait_timeout = 5");
+    std::lock_guard<std::mutex> lock(mu_);
+    sides_[t] = std::move(side);
+  }
+  return Run(t, *sides_[t], sql, rows, limit);
+}
+
+namespace {
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+Outcome Session::Run(size_t t, Connection& c, std::string_view sql, ResultSet* rows, double limit) {
+  busy_connection_ = c.id();
+  const int64_t now = NowNs();
+  busy_since_ = now;
+  busy_deadline_ = limit > 0 ? now + static_cast<int64_t>(limit * 1e9) : 0;
+  busy_ = static_cast<int>(t);
+  Outcome o = c.Execute(sql, rows);
+  busy_ = -1;
+  busy_since_ = 0;
+  busy_deadline_ = 0;
+  last_finished_ = NowNs();
+  return o;
+}
+
+Outcome Session::Execute(size_t t, std::string_view sql, ResultSet* rows, double limit) {
+  return Run(t, *connections_[t], sql, rows, limit);
+}
+
+bool Session::InTransaction(size_t t) const { return connections_[t] && connections_[t]->InTransaction(); }
+
+void Session::AbortAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& c : connections_)
+    if (c) c->Abort();
+  for (auto& c : sides_)
+    if (c) c->Abort();
+}
+
+}  // namespace gauntlet

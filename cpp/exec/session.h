@@ -1,0 +1,79 @@
+// Session: one workload session on every target of a run.
+//
+// Holds one connection per target; Execute() sends a statement to one
+// target, and the executor sends each statement to all targets in turn
+// (lockstep), so that the targets' states stay equal. Oracles run their
+// follow-up statements here, in the same session the workload statement ran
+// in (its transaction, temporary tables and variables). Used by one thread;
+// the watchdog only reads which target is busy and aborts connections.
+#ifndef GAUNTLET_EXEC_SESSION_H_
+#define GAUNTLET_EXEC_SESSION_H_
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "exec/connection.h"
+#include "exec/target.h"
+
+namespace gauntlet {
+
+class Session {
+ public:
+  explicit Session(const std::vector<Target>& targets);
+
+  size_t size() const { return targets_.size(); }
+  const Target& target(size_t t) const { return targets_[t]; }
+  bool connected(size_t t) const { return connections_[t] != nullptr; }
+  // Opens target t's connection (replacing the old one) and runs its setup
+  // statements; false with the reason in *error.
+  bool Open(size_t t, Outcome* error);
+  void Close(size_t t);
+  // `limit`: seconds after which the watchdog kills the statement (0: the
+  // run's statement timeout only); for oracles' follow-ups, which may be
+  // far heavier than the statement they check.
+  Outcome Execute(size_t t, std::string_view sql, ResultSet* rows = nullptr, double limit = 0);
+  // On a second session to target t, opened when first used: for an
+  // oracle's DDL (CREATE VIEW), which would end the workload's transaction.
+  Outcome ExecuteSide(size_t t, std::string_view sql, ResultSet* rows = nullptr, double limit = 0);
+  // True when target t's session is inside an explicit transaction.
+  bool InTransaction(size_t t) const;
+
+  // For the watchdog (any thread).
+  uint64_t connection_id(size_t t) const { return ids_[t]; }
+  struct Busy {
+    int target = -1;          // -1 when idle
+    uint64_t connection = 0;  // the server's id of the busy connection (the side one, too)
+    int64_t since = 0;        // steady-clock nanoseconds when the statement started
+    int64_t deadline = 0;     // when to kill it (0: no limit of its own)
+  };
+  Busy busy() const { return {busy_, busy_connection_, busy_since_, busy_deadline_}; }
+  // When a statement of this session (follow-ups too) last finished.
+  int64_t last_finished() const { return last_finished_; }
+  // Restarts the busy clock (after the watchdog killed the statement, so that
+  // it kills once per period).
+  void RestartBusyClock(int64_t now) {
+    busy_since_ = now;
+    busy_deadline_ = 0;
+  }
+  void AbortAll();
+
+ private:
+  const std::vector<Target>& targets_;
+  mutable std::mutex mu_;  // guards replacing a connection against AbortAll()
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::vector<std::unique_ptr<Connection>> sides_;
+  std::unique_ptr<std::atomic<uint64_t>[]> ids_;
+  Outcome Run(size_t t, Connection& c, std::string_view sql, ResultSet* rows, double limit);
+  std::atomic<int> busy_{-1};
+  std::atomic<uint64_t> busy_connection_{0};
+  std::atomic<int64_t> busy_since_{0};
+  std::atomic<int64_t> busy_deadline_{0};
+  std::atomic<int64_t> last_finished_{0};
+};
+
+}  // namespace gauntlet
+
+#endif  // GAUNTLET_EXEC_SESSION_H_

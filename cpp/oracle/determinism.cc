@@ -1,0 +1,277 @@
+#include "oracle/determinism.h"
+
+#include "generate/statements.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace gauntlet {
+namespace {
+
+// Functions whose value does not follow from their arguments and the data.
+const std::set<std::string> kNondeterministic = {
+    "RAND", "RANDOM_BYTES", "UUID", "UUID_SHORT", "SYS_GUID", "NOW", "SYSDATE", "CURTIME", "CURDATE",
+    "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "UTC_DATE", "UTC_TIME",
+    "UTC_TIMESTAMP", "UNIX_TIMESTAMP", "CONNECTION_ID", "LAST_INSERT_ID", "FOUND_ROWS", "ROW_COUNT", "USER",
+    "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "CURRENT_ROLE", "VERSION", "BENCHMARK", "SLEEP", "GET_LOCK",
+    "RELEASE_LOCK", "RELEASE_ALL_LOCKS", "IS_FREE_LOCK", "IS_USED_LOCK", "MASTER_POS_WAIT", "MASTER_GTID_WAIT",
+    "LOAD_FILE", "PS_CURRENT_THREAD_ID", "PS_THREAD_ID", "NEXTVAL", "LASTVAL", "SETVAL", "NEXT", "PREVIOUS",
+    "ROWNUM", "LAST_VALUE"};
+// Without parentheses too.
+const std::set<std::string> kNondeterministicWords = {
+    "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "UTC_DATE", "UTC_TIME",
+    "UTC_TIMESTAMP", "CURRENT_USER", "CURRENT_ROLE", "ROWNUM", "INFORMATION_SCHEMA", "PERFORMANCE_SCHEMA", "SYS",
+    "MYSQL"};
+const std::set<std::string> kAggregates = {
+    "COUNT", "SUM", "MIN", "MAX", "AVG", "GROUP_CONCAT", "BIT_AND", "BIT_OR", "BIT_XOR", "STD", "STDDEV",
+    "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "JSON_ARRAYAGG", "JSON_OBJECTAGG"};
+// Words that are not column names in a select list (a word not here counts
+// as a column: erring toward "nondeterministic").
+const std::set<std::string> kKeywords = {
+    "AND", "OR", "NOT", "XOR", "NULL", "IS", "IN", "BETWEEN", "LIKE", "RLIKE", "REGEXP", "ESCAPE", "CASE", "WHEN",
+    "THEN", "ELSE", "END", "AS", "ASC", "DESC", "TRUE", "FALSE", "UNKNOWN", "DISTINCT", "INTERVAL", "DIV", "MOD",
+    "BINARY", "COLLATE", "SEPARATOR", "CHAR", "CHARACTER", "SIGNED", "UNSIGNED", "INTEGER", "INT", "DECIMAL",
+    "DOUBLE", "FLOAT", "DATE", "DATETIME", "TIME", "TIMESTAMP", "YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND",
+    "MICROSECOND", "WEEK", "QUARTER", "DAY_HOUR", "DAY_MINUTE", "DAY_SECOND", "HOUR_MINUTE", "HOUR_SECOND",
+    "MINUTE_SECOND", "USING", "SOUNDS", "ALL", "ANY", "SOME", "EXISTS", "SELECT", "FROM", "WHERE", "ROLLUP", "WITH",
+    "CONVERT", "CAST", "JSON", "NCHAR", "VARCHAR", "TEXT", "BLOB", "LEADING", "TRAILING", "BOTH", "FOR", "UTF8",
+    "UTF8MB4", "LATIN1", "ASCII", "UCS2", "UTF16", "UTF32", "NO", "ORDER", "BY", "OVER", "PARTITION", "ROWS",
+    "RANGE", "UNBOUNDED", "PRECEDING", "FOLLOWING", "CURRENT", "ROW"};
+
+std::string Upper(std::string_view s) {
+  std::string u(s);
+  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+// The name a column token stands for: upper-cased, without backticks.
+std::string Name(const SqlShape& s, const SqlToken& t) {
+  std::string_view v = s.text(t);
+  if (t.kind == SqlToken::kQuotedName && v.size() >= 2) v = v.substr(1, v.size() - 2);
+  return Upper(v);
+}
+
+// The matching ')' of the '(' at token i (or the last token).
+size_t Closing(const SqlShape& s, size_t open) {
+  const auto& t = s.tokens();
+  for (size_t j = open + 1; j < t.size(); ++j)
+    if (t[j].depth == t[open].depth && s.text(t[j]) == ")") return j;
+  return t.size() - 1;
+}
+
+// A span's tokens, upper-cased words, single spaces: for comparing expressions.
+std::string Normalized(const SqlShape& s, const SqlSpan& span) {
+  const auto [first, last] = s.TokenRange(span);
+  std::string out;
+  size_t end = last;
+  // Without a trailing ASC/DESC (ORDER BY items).
+  if (end > first && (s.Is(end - 1, "ASC") || s.Is(end - 1, "DESC"))) --end;
+  for (size_t i = first; i < end; ++i) {
+    if (!out.empty()) out += ' ';
+    out += s.tokens()[i].kind == SqlToken::kWord ? Upper(s.text(s.tokens()[i])) : std::string(s.text(s.tokens()[i]));
+  }
+  return out;
+}
+
+bool IsName(const SqlToken& t) { return t.kind == SqlToken::kWord || t.kind == SqlToken::kQuotedName; }
+
+// A select item's alias ("expr AS x", "expr x"), upper-cased, or "".
+std::string Alias(const SqlShape& s, const SqlSpan& item) {
+  const auto [first, last] = s.TokenRange(item);
+  if (last - first < 2 || !IsName(s.tokens()[last - 1])) return "";
+  const SqlToken& before = s.tokens()[last - 2];
+  if (s.Is(last - 2, "AS")) return Name(s, s.tokens()[last - 1]);
+  const bool ends_expression = before.kind == SqlToken::kNumber || before.kind == SqlToken::kString ||
+                               s.text(before) == ")" ||
+                               (IsName(before) && !kKeywords.count(Name(s, before)) && s.text(before) != ".");
+  if (ends_expression && s.text(s.tokens()[last - 2]) != "." && !kKeywords.count(Name(s, s.tokens()[last - 1])))
+    return Name(s, s.tokens()[last - 1]);
+  return "";
+}
+
+// The column names in tokens [first, last) outside aggregate calls and
+// subqueries; "*" for a star. The alias at the end of an item is no column.
+std::vector<std::string> ColumnsOutsideAggregates(const SqlShape& s, size_t first, size_t last, size_t alias_at) {
+  std::vector<std::string> names;
+  const auto& t = s.tokens();
+  for (size_t i = first; i < last; ++i) {
+    if (s.IsCall(i) && (kAggregates.count(Upper(s.text(t[i]))) || s.Is(i + 2, "SELECT"))) {
+      i = Closing(s, i + 1);
+      continue;
+    }
+    if (s.text(t[i]) == "(" && s.Is(i + 1, "SELECT")) {
+      i = Closing(s, i);
+      continue;
+    }
+    if (t[i].kind == SqlToken::kPunct && s.text(t[i]) == "*" &&
+        (i == first || s.text(t[i - 1]) == "." || s.text(t[i - 1]) == ",")) {
+      names.push_back("*");
+      continue;
+    }
+    if (!IsName(t[i]) || i == alias_at || s.IsCall(i)) continue;
+    if (i + 1 < last && s.text(t[i + 1]) == ".") continue;  // a qualifier
+    if (t[i].kind == SqlToken::kWord && (kKeywords.count(Upper(s.text(t[i]))) || s.Is(i - 1, "INTERVAL"))) continue;
+    names.push_back(Name(s, t[i]));
+  }
+  return names;
+}
+
+bool HasAggregate(const SqlShape& s, size_t first, size_t last) {
+  for (size_t i = first; i < last; ++i) {
+    if (s.text(s.tokens()[i]) == "(" && s.Is(i + 1, "SELECT")) {
+      i = Closing(s, i);
+      continue;
+    }
+    if (s.IsCall(i) && kAggregates.count(Upper(s.text(s.tokens()[i])))) return true;
+  }
+  return false;
+}
+
+// A grouped SELECT that shows a column that is neither grouped nor
+// aggregated returns any row's value of each group.
+std::string GroupingReason(const SqlShape& s) {
+  if (s.select_token == std::string::npos) return "";
+  const auto [sf, sl] = s.TokenRange(s.select_list);
+  const auto [hf, hl] = s.TokenRange(s.having);
+  if (!s.group_by.present() && !HasAggregate(s, sf, sl) && !s.having.present()) return "";
+  std::set<std::string> grouped_names, grouped_exprs, aliases;
+  for (const SqlSpan& g : s.Items(s.group_by)) {
+    grouped_exprs.insert(Normalized(s, g));
+    const auto [gf, gl] = s.TokenRange(g);
+    // A column (perhaps qualified) or a position.
+    if (gl > gf && IsName(s.tokens()[gl - 1]) && (gl - gf == 1 || s.text(s.tokens()[gl - 2]) == "."))
+      grouped_names.insert(Name(s, s.tokens()[gl - 1]));
+  }
+  const auto items = s.Items(s.select_list);
+  // Items grouped by their expression, position or alias: their columns are grouped too.
+  std::vector<bool> grouped(items.size());
+  for (size_t n = 0; n < items.size(); ++n) {
+    const std::string alias = Alias(s, items[n]);
+    if (!alias.empty()) aliases.insert(alias);
+    grouped[n] = grouped_exprs.count(Normalized(s, items[n])) || grouped_exprs.count(std::to_string(n + 1)) ||
+                 (!alias.empty() && grouped_names.count(alias));
+    if (!grouped[n]) continue;
+    if (!alias.empty()) grouped_names.insert(alias);
+    const auto [f, l] = s.TokenRange(items[n]);
+    for (const std::string& c : ColumnsOutsideAggregates(s, f, l, alias.empty() ? l : l - 1)) grouped_names.insert(c);
+  }
+  for (size_t n = 0; n < items.size(); ++n) {
+    if (grouped[n]) continue;
+    const std::string alias = Alias(s, items[n]);
+    const auto [f, l] = s.TokenRange(items[n]);
+    for (const std::string& c : ColumnsOutsideAggregates(s, f, l, alias.empty() ? l : l - 1))
+      if (!grouped_names.count(c)) return "GROUP BY shows a column that is neither grouped nor aggregated";
+  }
+  for (const std::string& c : ColumnsOutsideAggregates(s, hf, hl, hl))
+    if (!grouped_names.count(c) && !aliases.count(c))
+      return "HAVING uses a column that is neither grouped nor aggregated";
+  return "";
+}
+
+}  // namespace
+
+bool TotallyOrdered(const SqlShape& s) {
+  if (!s.simple_select() || !s.order_by.present()) return false;
+  std::set<std::string> keys;
+  for (const SqlSpan& o : s.Items(s.order_by)) keys.insert(Normalized(s, o));
+  const auto items = s.Items(s.select_list);
+  // Grouped rows are unique by the GROUP BY items: sorting by all of them (or
+  // their aliases) is total.
+  if (s.group_by.present()) {
+    bool all = true;
+    for (const SqlSpan& g : s.Items(s.group_by)) {
+      const std::string key = Normalized(s, g);
+      bool sorted = keys.count(key) > 0;
+      for (size_t n = 0; n < items.size() && !sorted; ++n)
+        sorted = (Normalized(s, items[n]) == key || Alias(s, items[n]) == key || std::to_string(n + 1) == key) &&
+                 (keys.count(std::to_string(n + 1)) || keys.count(Alias(s, items[n])) ||
+                  keys.count(Normalized(s, items[n])));
+      all &= sorted;
+    }
+    if (all && !s.text(s.group_by).empty() && s.text(s.group_by).find("ROLLUP") == std::string::npos &&
+        s.text(s.group_by).find("rollup") == std::string::npos)
+      return true;
+  }
+  for (size_t n = 0; n < items.size(); ++n) {
+    const std::string expr = Normalized(s, items[n]);
+    if (expr == "*" || (expr.size() >= 2 && expr.substr(expr.size() - 2) == ".*")) return false;
+    const std::string alias = Alias(s, items[n]);
+    if (keys.count(expr) || keys.count(std::to_string(n + 1)) || (!alias.empty() && keys.count(alias))) continue;
+    // "expr AS x" sorted by expr.
+    if (!alias.empty()) {
+      const auto [f, l] = s.TokenRange(items[n]);
+      SqlSpan bare{items[n].begin, s.tokens()[l - (s.Is(l - 2, "AS") ? 3 : 2)].end};
+      if (f + 1 < l && keys.count(Normalized(s, bare))) continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+bool PicksAmongEquals(const SqlShape& s) {
+  for (size_t i = 0; i < s.tokens().size(); ++i)
+    if (s.Is(i, "GROUP") || s.Is(i, "DISTINCT") || s.Is(i, "DISTINCTROW") || s.Is(i, "UNION") ||
+        s.Is(i, "INTERSECT") || s.Is(i, "EXCEPT") || (s.IsCall(i) && (s.Is(i, "MIN") || s.Is(i, "MAX"))))
+      return true;
+  return false;
+}
+
+bool ReadOnly(const SqlShape& s) {
+  const std::string verb = s.verb();
+  if (verb == "ANALYZE") return s.Is(1, "SELECT") || s.Is(1, "FORMAT");  // ANALYZE TABLE writes statistics
+  if (verb == "WITH") {  // WITH ... UPDATE/DELETE/INSERT (MySQL)
+    for (size_t i = 0; i < s.tokens().size(); ++i)
+      if (s.tokens()[i].depth == 0 && (s.Is(i, "UPDATE") || s.Is(i, "DELETE") || s.Is(i, "INSERT"))) return false;
+  }
+  if (verb == "SELECT") {  // SELECT ... INTO a file writes
+    for (size_t i = 0; i < s.tokens().size(); ++i)
+      if (s.Is(i, "INTO") && (s.Is(i + 1, "OUTFILE") || s.Is(i + 1, "DUMPFILE"))) return false;
+  }
+  return VerbChangesNoData(verb);
+}
+
+bool ReturnsQueryRows(const SqlShape& s) {
+  const std::string verb = s.verb();
+  return verb == "SELECT" || verb == "WITH" || verb == "VALUES" || verb == "TABLE";
+}
+
+std::string Nondeterminism(const SqlShape& s) {
+  const auto& t = s.tokens();
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].kind == SqlToken::kVariable && s.text(t[i]).substr(0, 2) == "@@") return "reads a server variable";
+    if (t[i].kind != SqlToken::kWord) continue;
+    const std::string w = Upper(s.text(t[i]));
+    if (s.IsCall(i) && kNondeterministic.count(w)) return "calls " + w + "()";
+    if (kNondeterministicWords.count(w)) {
+      if (w == "INFORMATION_SCHEMA" || w == "PERFORMANCE_SCHEMA" || w == "SYS" || w == "MYSQL") {
+        if (i + 1 < t.size() && s.text(t[i + 1]) == ".") return "reads server metadata (" + w + ")";
+        continue;
+      }
+      return "uses " + w;
+    }
+    if (w == "OVER" && i + 1 < t.size() && (s.text(t[i + 1]) == "(" || IsName(t[i + 1])))
+      return "a window function (ties in any order)";
+    if (w == "LIMIT" && (s.select_token == std::string::npos || t[i].depth > t[s.select_token].depth ||
+                         !TotallyOrdered(s)))
+      return "LIMIT without a total ORDER BY";
+    if ((w == "GROUP_CONCAT" || w == "JSON_ARRAYAGG") && s.IsCall(i)) {
+      const size_t close = Closing(s, i + 1);
+      bool ordered = false;
+      for (size_t j = i + 2; j < close; ++j) ordered |= t[j].depth == t[i + 1].depth + 1 && s.Is(j, "ORDER");
+      if (!ordered) return w + " without ORDER BY (any order)";
+    }
+    if (w == "SKIP" && s.Is(i + 1, "LOCKED")) return "SKIP LOCKED";
+  }
+  if (std::string why = GroupingReason(s); !why.empty()) return why;
+  // Subqueries: each its own SELECT.
+  for (size_t i = 0; i + 1 < t.size(); ++i)
+    if (s.text(t[i]) == "(" && s.Is(i + 1, "SELECT")) {
+      const size_t close = Closing(s, i);
+      const SqlShape sub(s.text(SqlSpan{t[i].begin, t[close].end}));
+      if (std::string why = GroupingReason(sub); !why.empty()) return why + " (in a subquery)";
+    }
+  return "";
+}
+
+}  // namespace gauntlet

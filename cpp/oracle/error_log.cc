@@ -1,0 +1,111 @@
+#include "oracle/error_log.h"
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.h"
+
+namespace gauntlet {
+
+std::vector<std::string> ErrorLogOracle::DefaultPatterns() {
+  return {R"(\[ERROR\])", R"(Assertion .*failed)", R"(InnoDB: .*[Cc]orrupt)", R"(is marked as crashed)",
+          R"(safe_mutex:)", R"(AddressSanitizer|ThreadSanitizer|runtime error:)"};
+}
+
+namespace {
+std::vector<std::regex> Compile(const std::vector<std::string>& texts, const char* what) {
+  std::vector<std::regex> out;
+  for (const std::string& t : texts) {
+    try {
+      out.emplace_back(t, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      throw InvalidInput({what, 0, 0}, "'" + t + "' is not a regular expression: " + e.what());
+    }
+  }
+  return out;
+}
+}  // namespace
+
+ErrorLogOracle::ErrorLogOracle(std::vector<Log> logs, const std::vector<std::string>& patterns,
+                               const std::vector<std::string>& ignore)
+    : patterns_(Compile(patterns, "error-log pattern")), ignore_(Compile(ignore, "error-log ignore pattern")),
+      pattern_texts_(patterns) {
+  for (Log& l : logs) {
+    Tail t;
+    std::error_code ec;
+    t.offset = std::filesystem::file_size(l.path, ec);
+    if (ec) t.offset = 0;
+    t.log = std::move(l);
+    tails_.push_back(std::move(t));
+  }
+}
+
+std::string NormalizedLogLine(const std::string& line) {
+  size_t i = 0;
+  // "2026-12-03 11:39:13 0 [ERROR] ..." or "231203 11:39:13 ..."
+  while (i < line.size() && (std::isdigit(static_cast<unsigned char>(line[i])) || line[i] == '-' || line[i] == ':' ||
+                             line[i] == ' '))
+    ++i;
+  std::string out;
+  for (; i < line.size() && out.size() < 240; ++i) {
+    const unsigned char c = line[i];
+    if (c == '0' && i + 1 < line.size() && line[i + 1] == 'x') {
+      out += 'N';
+      for (i += 2; i < line.size() && std::isxdigit(static_cast<unsigned char>(line[i])); ++i) {}
+      --i;
+    } else if (std::isdigit(c)) {
+      out += 'N';
+      while (i + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[i + 1]))) ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::vector<Finding> ErrorLogOracle::Watch() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Finding> found;
+  for (Tail& t : tails_) {
+    if (t.crashed) continue;
+    std::ifstream in(t.log.path, std::ios::binary);
+    if (!in) continue;
+    in.seekg(0, std::ios::end);
+    const uint64_t size = static_cast<uint64_t>(in.tellg());
+    if (size < t.offset) t.offset = 0;  // the log was rotated or replaced
+    if (size == t.offset) continue;
+    in.seekg(static_cast<std::streamoff>(t.offset));
+    std::string chunk(size - t.offset, '\0');
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    chunk.resize(static_cast<size_t>(in.gcount()));
+    t.offset += chunk.size();
+    t.partial += chunk;
+    size_t start = 0;
+    for (size_t nl; (nl = t.partial.find('\n', start)) != std::string::npos; start = nl + 1) {
+      const std::string line = t.partial.substr(start, nl - start);
+      if (line.find("got signal") != std::string::npos || line.find("got exception") != std::string::npos) {
+        t.crashed = true;  // the crash finding reports the rest
+        break;
+      }
+      for (size_t p = 0; p < patterns_.size(); ++p) {
+        if (!std::regex_search(line, patterns_[p])) continue;
+        bool vetoed = false;
+        for (const std::regex& r : ignore_) vetoed |= std::regex_search(line, r);
+        if (vetoed) break;
+        Finding f;
+        f.kind = "error-log";
+        f.targets = {t.log.target};
+        f.signature = "error-log: " + NormalizedLogLine(line);
+        f.detail = t.log.path + ":\n" + line;
+        f.evidence = {{"log", t.log.path}, {"line", line}, {"pattern", pattern_texts_[p]}};
+        found.push_back(std::move(f));
+        break;
+      }
+    }
+    t.partial.erase(0, t.crashed ? t.partial.size() : start);
+  }
+  return found;
+}
+
+}  // namespace gauntlet

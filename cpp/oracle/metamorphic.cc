@@ -1,0 +1,219 @@
+#include "oracle/metamorphic.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "exec/error_table.h"
+#include "oracle/determinism.h"
+#include "oracle/transforms.h"
+
+namespace gauntlet {
+namespace {
+
+// Flags one at a time off; the query picks one by its text, so that a seed
+// gives the same checks everywhere. Flags the server does not know make the
+// follow-up fail, which is counted as a skip.
+const char* const kOptimizerFlags[] = {
+    "index_merge", "index_merge_union", "index_merge_sort_union", "index_merge_intersection",
+    "index_condition_pushdown", "derived_merge", "derived_with_keys", "firstmatch", "loosescan", "materialization",
+    "in_to_exists", "semijoin", "partial_match_rowid_merge", "partial_match_table_scan", "subquery_cache", "mrr",
+    "outer_join_with_cache", "semijoin_with_cache", "join_cache_incremental", "join_cache_hashed",
+    "join_cache_bka", "table_elimination", "extended_keys", "exists_to_in", "orderby_uses_equalities",
+    "condition_pushdown_for_derived", "split_materialized", "condition_pushdown_for_subquery", "rowid_filter",
+    "condition_pushdown_from_having", "not_null_range_scan"};
+
+std::string Refusal(const Outcome& o) {
+  return "follow-up refused: error " + std::to_string(o.error_code) + " " + ErrorTable::Default().Name(o.error_code);
+}
+
+bool Environmental(const Outcome& o) {
+  return o.kind == OutcomeKind::kDeadlock || o.kind == OutcomeKind::kTimeout || o.kind == OutcomeKind::kResource ||
+         o.kind == OutcomeKind::kConnectionLost || o.kind == OutcomeKind::kServerCrashed;
+}
+
+}  // namespace
+
+bool RelationOracle::WantsRows(std::string_view sql) const {
+  const size_t i = sql.find_first_not_of(" \t\r\n(");
+  return i != std::string_view::npos && sql.size() - i >= 6 && strncasecmp(sql.data() + i, "SELECT", 6) == 0;
+}
+
+Verdict RelationOracle::Check(const Observation& o) {
+  if (!o.outcomes[0].ok() || o.results.empty()) return Verdict::NotApplicable();
+  const SqlShape shape(o.sql);
+  if (!ReturnsQueryRows(shape) || !ReadOnly(shape)) return Verdict::NotApplicable();
+  if (std::string why = Nondeterminism(shape); !why.empty()) return Verdict::Skipped(why);
+  Verdict instead;
+  std::optional<FollowUp> plan = Plan(shape, o, &instead);
+  if (!plan) return instead;
+  Session& session = o.session;
+  // A follow-up may be far heavier than the query (no WHERE, no index), but
+  // not without bound: past this it is killed, and the check skipped.
+  const double limit = std::max(2.0, 20.0 * static_cast<double>(o.outcomes[0].nanos) / 1e9);
+  const auto run = [&](const std::string& sql, ResultSet* rows) {
+    if (rows != nullptr) *rows = ResultSet();
+    return session.Execute(0, sql, rows, limit);
+  };
+  // Cleanup runs however the check ends.
+  struct Cleanup {
+    std::function<void()> f;
+    ~Cleanup() { f(); }
+  } cleanup{[&] {
+    for (const std::string& sql : plan->cleanup) session.Execute(0, sql, nullptr, limit);
+    for (const std::string& sql : plan->side_cleanup) session.ExecuteSide(0, sql, nullptr, limit);
+  }};
+  for (const std::string& sql : plan->side_setup)
+    if (Outcome r = session.ExecuteSide(0, sql, nullptr, limit); !r.ok()) return Verdict::Skipped(Refusal(r));
+  for (const std::string& sql : plan->setup)
+    if (Outcome r = run(sql, nullptr); !r.ok()) return Verdict::Skipped(Refusal(r));
+  const std::string& left_sql = plan->left.empty() ? std::string(o.sql) : plan->left;
+  ResultSet left;
+  if (plan->left.empty()) {
+    left = o.results[0];
+  } else if (Outcome r = run(plan->left, &left); !r.ok()) {
+    return Verdict::Skipped(Refusal(r));
+  }
+  for (const std::string& right_sql : plan->right) {
+    ResultSet right;
+    if (Outcome r = run(right_sql, &right); !r.ok()) {
+      return Verdict::Skipped(Environmental(r) ? "deadlock, timeout (or too slow) or resource error" : Refusal(r));
+    }
+    Comparison c = CompareResults(left, right, plan->rules, "left", "right");
+    if (c.holds) continue;
+    // Again, twice, on the data as it is now: a write in between is no bug.
+    for (int again = 0; again < 2; ++again) {
+      ResultSet left2, right2;
+      if (!run(left_sql, &left2).ok() || !run(right_sql, &right2).ok())
+        return Verdict::Skipped("a follow-up failed on the second try");
+      if (!CompareResults(left, left2, {Relation::kUnordered, plan->rules.fold_strings}, "", "").holds)
+        return Verdict::Skipped("the data changed meanwhile");
+      if (CompareResults(left2, right2, plan->rules, "left", "right").holds)
+        return Verdict::Skipped("did not repeat (a concurrent change?)");
+    }
+    Finding f;
+    f.kind = finding_kind();
+    f.targets = {session.target(0).name};
+    f.signature = name() + ": " + shape.Skeleton();
+    f.detail = "relation " + std::string(RelationName(plan->rules.relation)) + " fails: " + plan->what +
+               "\nleft:  " + left_sql + "\nright: " + right_sql + "\n" + c.diff;
+    f.evidence = c.evidence;
+    f.evidence["left"] = left_sql;
+    f.evidence["right"] = right_sql;
+    f.evidence["what"] = plan->what;
+    f.evidence["setup"] = plan->setup;
+    f.evidence["side_setup"] = plan->side_setup;
+    return Verdict::Fired(std::move(f));
+  }
+  return Verdict::Passed();
+}
+
+const std::vector<std::pair<std::string, TransformOracle::Kind>>& TransformOracle::Names() {
+  static const std::vector<std::pair<std::string, Kind>> names = {
+      {"transform:view", kView},           {"transform:view_temptable", kViewTemptable},
+      {"transform:derived", kDerived},     {"transform:cte", kCte},
+      {"transform:prepared", kPrepared},   {"transform:ignore_index", kNoIndex},
+      {"transform:optimizer_switch", kOptimizerSwitch}, {"transform:join_cache", kJoinCache}};
+  return names;
+}
+
+std::string TransformOracle::name() const {
+  for (const auto& [n, k] : Names())
+    if (k == kind_) return n;
+  return "transform";
+}
+
+std::optional<FollowUp> TransformOracle::Plan(const SqlShape& s, const Observation& o, Verdict* instead) const {
+  FollowUp f;
+  f.rules.fold_strings = PicksAmongEquals(s);
+  // Through a view, derived table or CTE the order is not kept.
+  f.rules.relation = Relation::kUnordered;
+  const std::string view = "gauntlet_view_" + std::to_string(o.thread);
+  std::string why;
+  switch (kind_) {
+    case kView:
+    case kViewTemptable:
+      // The view's DROP would wait for the transaction that read it: ours.
+      if (o.session.InTransaction(0)) {
+        *instead = Verdict::Skipped("inside a transaction");
+        return std::nullopt;
+      }
+      f.what = std::string("the query as a ") + (kind_ == kView ? "MERGE" : "TEMPTABLE") + " view";
+      f.side_setup = {"CREATE OR REPLACE ALGORITHM=" + std::string(kind_ == kView ? "MERGE" : "TEMPTABLE") +
+                      " VIEW " + view + " AS " + std::string(o.sql)};
+      f.right = {"SELECT * FROM " + view};
+      f.side_cleanup = {"DROP VIEW IF EXISTS " + view};
+      break;
+    case kDerived:
+      f.what = "the query as a derived table";
+      f.right = {AsDerivedTable(s)};
+      break;
+    case kCte:
+      f.what = "the query as a common table expression";
+      f.right = {AsCte(s)};
+      break;
+    case kPrepared:
+      f.what = "the query prepared and executed twice";
+      f.setup = {"PREPARE gauntlet_ps FROM " + SqlString(o.sql)};
+      f.right = {"EXECUTE gauntlet_ps", "EXECUTE gauntlet_ps"};
+      f.cleanup = {"DEALLOCATE PREPARE gauntlet_ps"};
+      f.rules.relation = TotallyOrdered(s) ? Relation::kExact : Relation::kUnordered;
+      break;
+    case kNoIndex:
+      f.what = "the query with USE INDEX () on every table";
+      f.right = {WithoutIndexes(s, &why)};
+      f.rules.relation = TotallyOrdered(s) ? Relation::kExact : Relation::kUnordered;
+      break;
+    case kOptimizerSwitch: {
+      const size_t n = std::hash<std::string_view>()(o.sql) % std::size(kOptimizerFlags);
+      const std::string flag = kOptimizerFlags[n];
+      f.what = "the query with optimizer_switch " + flag + "=off";
+      f.right = {WithSetStatement(s, "optimizer_switch='" + flag + "=off'")};
+      f.rules.relation = TotallyOrdered(s) ? Relation::kExact : Relation::kUnordered;
+      break;
+    }
+    case kJoinCache:
+      f.what = "the query with join_cache_level=0";
+      f.right = {WithSetStatement(s, "join_cache_level=0")};
+      f.rules.relation = TotallyOrdered(s) ? Relation::kExact : Relation::kUnordered;
+      break;
+  }
+  if (f.right.empty() || f.right[0].empty()) {
+    *instead = why.empty() ? Verdict::NotApplicable() : Verdict::Skipped(why);
+    return std::nullopt;
+  }
+  return f;
+}
+
+std::optional<FollowUp> TlpOracle::Plan(const SqlShape& s, const Observation&, Verdict* instead) const {
+  TlpQueries q;
+  std::string why;
+  if (!Tlp(s, &q, &why)) {
+    *instead = why == "no WHERE" || why == "not a plain SELECT" ? Verdict::NotApplicable() : Verdict::Skipped(why);
+    return std::nullopt;
+  }
+  FollowUp f;
+  f.what = "WHERE p, WHERE NOT p and WHERE p IS NULL together (" + q.variant + ") against no WHERE";
+  f.left = q.unfiltered;
+  f.right = {q.partitioned};
+  f.rules = {Relation::kUnordered, PicksAmongEquals(s)};
+  return f;
+}
+
+std::optional<FollowUp> NorecOracle::Plan(const SqlShape& s, const Observation&, Verdict* instead) const {
+  NorecQueries q;
+  std::string why;
+  if (!Norec(s, &q, &why)) {
+    *instead = Verdict::NotApplicable();
+    return std::nullopt;
+  }
+  FollowUp f;
+  f.what = "COUNT(*) ... WHERE p against SUM(p IS TRUE) over every row";
+  f.left = q.optimized;
+  f.right = {q.unoptimized};
+  f.rules = {Relation::kExact, false};
+  return f;
+}
+
+}  // namespace gauntlet

@@ -1,0 +1,88 @@
+// Oracles that check a query against equivalent ones on one target (the
+// first): metamorphic transforms in the spirit of RQG's Transformers, and
+// SQLancer's logic oracles TLP and NoREC.
+//
+// Each plans follow-up statements whose rows must stand in a typed relation
+// (exact, unordered, superset, subset, count) to the query's own rows or to
+// each other; they run in the statement's session, right after it. When the
+// relation fails, the check is repeated (the query and its follow-ups) and
+// fires only if it fails again on unchanged data, so that another session's
+// write in between is no false alarm. Queries that are nondeterministic by
+// nature (determinism.h), or whose follow-ups the server refuses, are
+// skipped and counted by reason.
+#ifndef GAUNTLET_ORACLE_METAMORPHIC_H_
+#define GAUNTLET_ORACLE_METAMORPHIC_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/oracle.h"
+#include "oracle/result_compare.h"
+#include "oracle/sql_shape.h"
+
+namespace gauntlet {
+
+// Follow-up statements and the relation their results must keep.
+struct FollowUp {
+  std::string what;                    // for people: "the query as a derived table"
+  std::vector<std::string> side_setup;  // on a second session: DDL that must not end the workload's transaction
+  std::vector<std::string> setup;       // in the session, before
+  std::string left;                     // "" = the query itself
+  std::vector<std::string> right;       // each must stand in `rules.relation` to `left`
+  std::vector<std::string> cleanup;     // in the session, after (also when the check fails)
+  std::vector<std::string> side_cleanup;
+  CompareRules rules;
+};
+
+class RelationOracle : public Oracle {
+ public:
+  bool WantsRows(std::string_view sql) const override;
+  Verdict Check(const Observation& o) override;
+
+ protected:
+  // The follow-ups for this query, or nullopt with the verdict (not
+  // applicable, or skipped with a reason) in *instead.
+  virtual std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const = 0;
+  virtual std::string finding_kind() const = 0;  // "metamorphic", "tlp", "norec"
+};
+
+// The query rewritten: as a view (MERGE or TEMPTABLE), a derived table, a
+// CTE, a prepared statement executed twice, with USE INDEX () on every table,
+// with an optimizer_switch flag off, with join_cache_level=0.
+class TransformOracle : public RelationOracle {
+ public:
+  enum Kind { kView, kViewTemptable, kDerived, kCte, kPrepared, kNoIndex, kOptimizerSwitch, kJoinCache };
+  explicit TransformOracle(Kind kind) : kind_(kind) {}
+  static const std::vector<std::pair<std::string, Kind>>& Names();  // "transform:view", ...
+  std::string name() const override;
+
+ protected:
+  std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const override;
+  std::string finding_kind() const override { return "metamorphic"; }
+
+ private:
+  Kind kind_;
+};
+
+class TlpOracle : public RelationOracle {
+ public:
+  std::string name() const override { return "tlp"; }
+
+ protected:
+  std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const override;
+  std::string finding_kind() const override { return "tlp"; }
+};
+
+class NorecOracle : public RelationOracle {
+ public:
+  std::string name() const override { return "norec"; }
+
+ protected:
+  std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const override;
+  std::string finding_kind() const override { return "norec"; }
+};
+
+}  // namespace gauntlet
+
+#endif  // GAUNTLET_ORACLE_METAMORPHIC_H_

@@ -1,0 +1,190 @@
+#include "oracle/result_compare.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+namespace gauntlet {
+namespace {
+
+using Row = std::vector<std::optional<std::string>>;
+constexpr size_t kShown = 5;         // differing rows in the diff
+constexpr size_t kTolerantMax = 2000;  // leftover rows paired one by one
+
+enum class ColumnKind { kText, kFloat, kDouble, kFoldable };
+
+ColumnKind KindOf(const ResultColumn& c, bool fold) {
+  if (c.type == "FLOAT") return ColumnKind::kFloat;
+  if (c.type == "DOUBLE") return ColumnKind::kDouble;
+  if (fold && !c.binary && (c.type == "CHAR" || c.type == "VARCHAR" || c.type == "BLOB" || c.type == "ENUM" ||
+                            c.type == "SET"))
+    return ColumnKind::kFoldable;
+  return ColumnKind::kText;
+}
+
+std::string Fold(const std::string& s) {
+  std::string f = s.substr(0, s.find_last_not_of(' ') + 1);
+  for (char& c : f) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return f;
+}
+
+// The value as a sort key: floating values rounded to fewer digits than the
+// tolerance, so that nearly equal ones usually sort together.
+std::string Key(const std::optional<std::string>& v, ColumnKind k) {
+  if (!v) return std::string("\0N", 2);
+  switch (k) {
+    case ColumnKind::kFloat:
+    case ColumnKind::kDouble: {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, k == ColumnKind::kFloat ? "%.3g" : "%.7g", std::strtod(v->c_str(), nullptr));
+      return buf;
+    }
+    case ColumnKind::kFoldable: return Fold(*v);
+    case ColumnKind::kText: return *v;
+  }
+  return *v;
+}
+
+bool Same(const std::optional<std::string>& a, const std::optional<std::string>& b, ColumnKind k) {
+  if (!a || !b) return !a && !b;
+  if (*a == *b) return true;
+  if (k == ColumnKind::kFloat || k == ColumnKind::kDouble) {
+    const double x = std::strtod(a->c_str(), nullptr), y = std::strtod(b->c_str(), nullptr);
+    const double tolerance = k == ColumnKind::kFloat ? 1e-5 : 1e-9;
+    return x == y || std::fabs(x - y) <= tolerance * std::max(std::fabs(x), std::fabs(y));
+  }
+  return k == ColumnKind::kFoldable && Fold(*a) == Fold(*b);
+}
+
+bool SameRow(const Row& a, const Row& b, const std::vector<ColumnKind>& kinds) {
+  for (size_t i = 0; i < kinds.size(); ++i)
+    if (!Same(a[i], b[i], kinds[i])) return false;
+  return true;
+}
+
+nlohmann::json RowsJson(const ResultSet& r, const std::vector<size_t>& which) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t i = 0; i < which.size() && i < kShown; ++i) rows.push_back(RowText(r.rows[which[i]]));
+  return rows;
+}
+
+std::string Listed(const std::string& label, const ResultSet& r, const std::vector<size_t>& which) {
+  std::string s = "only in " + label + " (" + std::to_string(which.size()) + " rows):";
+  for (size_t i = 0; i < which.size() && i < kShown; ++i) s += "\n  " + RowText(r.rows[which[i]]);
+  if (which.size() > kShown) s += "\n  ...";
+  return s;
+}
+
+}  // namespace
+
+const char* RelationName(Relation r) {
+  switch (r) {
+    case Relation::kExact: return "exact";
+    case Relation::kUnordered: return "unordered";
+    case Relation::kSuperset: return "superset";
+    case Relation::kSubset: return "subset";
+    case Relation::kCount: return "count";
+  }
+  return "?";
+}
+
+std::string RowText(const Row& row, size_t max_size) {
+  std::string s = "(";
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += row[i] ? "'" + *row[i] + "'" : "NULL";
+    if (s.size() > max_size) return s.substr(0, max_size) + "...)";
+  }
+  return s + ")";
+}
+
+Comparison CompareResults(const ResultSet& a, const ResultSet& b, const CompareRules& rules,
+                          const std::string& a_name, const std::string& b_name) {
+  Comparison c;
+  const std::string counts = a_name + ": " + std::to_string(a.rows.size()) + " rows, " + b_name + ": " +
+                             std::to_string(b.rows.size()) + " rows";
+  c.evidence = {{"relation", RelationName(rules.relation)}, {"rows", {{a_name, a.rows.size()}, {b_name, b.rows.size()}}}};
+  if (rules.relation == Relation::kCount) {
+    c.holds = a.rows.size() == b.rows.size();
+    if (!c.holds) c.diff = counts;
+    return c;
+  }
+  if (a.columns.size() != b.columns.size()) {
+    c.holds = false;
+    c.diff = a_name + " has " + std::to_string(a.columns.size()) + " columns, " + b_name + " has " +
+             std::to_string(b.columns.size());
+    return c;
+  }
+  std::vector<ColumnKind> kinds;
+  for (size_t i = 0; i < a.columns.size(); ++i) {
+    ColumnKind k = KindOf(a.columns[i], rules.fold_strings);
+    // Either side floating: compare as floating (a DOUBLE against a DECIMAL).
+    if (k == ColumnKind::kText) k = KindOf(b.columns[i], rules.fold_strings);
+    kinds.push_back(k);
+  }
+  if (rules.relation == Relation::kExact) {
+    for (size_t i = 0; i < std::min(a.rows.size(), b.rows.size()); ++i)
+      if (!SameRow(a.rows[i], b.rows[i], kinds)) {
+        c.holds = false;
+        c.diff = counts + "\nfirst difference at row " + std::to_string(i + 1) + ":\n  " + a_name + ": " +
+                 RowText(a.rows[i]) + "\n  " + b_name + ": " + RowText(b.rows[i]);
+        c.evidence["first_difference"] = {{"row", i + 1}, {a_name, RowText(a.rows[i])}, {b_name, RowText(b.rows[i])}};
+        return c;
+      }
+    c.holds = a.rows.size() == b.rows.size();
+    if (!c.holds) c.diff = counts;
+    return c;
+  }
+  // Multisets: sort both by key, take what only one side has, then pair the
+  // leftovers within the tolerance.
+  const auto keyed = [&](const ResultSet& r) {
+    std::vector<std::pair<std::vector<std::string>, size_t>> out;
+    out.reserve(r.rows.size());
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      std::vector<std::string> key;
+      for (size_t j = 0; j < kinds.size(); ++j) key.push_back(Key(r.rows[i][j], kinds[j]));
+      out.emplace_back(std::move(key), i);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const auto ka = keyed(a), kb = keyed(b);
+  std::vector<size_t> only_a, only_b;
+  size_t i = 0, j = 0;
+  while (i < ka.size() || j < kb.size()) {
+    if (j == kb.size() || (i < ka.size() && ka[i].first < kb[j].first)) only_a.push_back(ka[i++].second);
+    else if (i == ka.size() || kb[j].first < ka[i].first) only_b.push_back(kb[j++].second);
+    else ++i, ++j;
+  }
+  if (!only_a.empty() && !only_b.empty() && only_a.size() <= kTolerantMax && only_b.size() <= kTolerantMax) {
+    std::vector<bool> taken(only_b.size());
+    std::vector<size_t> left_a;
+    for (size_t x : only_a) {
+      bool paired = false;
+      for (size_t y = 0; y < only_b.size() && !paired; ++y)
+        if (!taken[y] && SameRow(a.rows[x], b.rows[only_b[y]], kinds)) taken[y] = paired = true;
+      if (!paired) left_a.push_back(x);
+    }
+    std::vector<size_t> left_b;
+    for (size_t y = 0; y < only_b.size(); ++y)
+      if (!taken[y]) left_b.push_back(only_b[y]);
+    only_a.swap(left_a);
+    only_b.swap(left_b);
+  }
+  switch (rules.relation) {
+    case Relation::kSuperset: c.holds = only_b.empty(); break;
+    case Relation::kSubset: c.holds = only_a.empty(); break;
+    default: c.holds = only_a.empty() && only_b.empty();
+  }
+  if (!c.holds) {
+    c.diff = counts;
+    if (!only_a.empty() && rules.relation != Relation::kSuperset) c.diff += "\n" + Listed(a_name, a, only_a);
+    if (!only_b.empty() && rules.relation != Relation::kSubset) c.diff += "\n" + Listed(b_name, b, only_b);
+    c.evidence["only_in"] = {{a_name, RowsJson(a, only_a)}, {b_name, RowsJson(b, only_b)}};
+    c.evidence["only_in_counts"] = {{a_name, only_a.size()}, {b_name, only_b.size()}};
+  }
+  return c;
+}
+
+}  // namespace gauntlet

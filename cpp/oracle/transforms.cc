@@ -1,0 +1,198 @@
+#include "oracle/transforms.h"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+namespace gauntlet {
+namespace {
+
+// The query as it is, without the parentheses it may stand in.
+std::string Bare(const SqlShape& s) {
+  const auto& t = s.tokens();
+  if (s.select_token == std::string::npos || s.select_token == 0) {
+    std::string_view all = s.text(SqlSpan{t.empty() ? 0 : t.front().begin, t.empty() ? 0 : t.back().end});
+    return std::string(all);
+  }
+  // Up to the parenthesis that closes the SELECT.
+  const int level = t[s.select_token].depth;
+  size_t last = s.select_token;
+  for (size_t i = s.select_token; i < t.size() && t[i].depth >= level; ++i) last = i;
+  return std::string(s.text(SqlSpan{t[s.select_token].begin, t[last].end}));
+}
+
+bool IsName(const SqlToken& t) { return t.kind == SqlToken::kWord || t.kind == SqlToken::kQuotedName; }
+
+// Words after which a FROM item has no alias.
+const std::set<std::string> kNotAlias = {
+    "ON", "USING", "JOIN", "LEFT", "RIGHT", "INNER", "CROSS", "NATURAL", "STRAIGHT_JOIN", "WHERE", "GROUP",
+    "HAVING", "ORDER", "LIMIT", "PARTITION", "USE", "IGNORE", "FORCE", "FOR", "WINDOW", "UNION", "EXCEPT",
+    "INTERSECT", "OUTER", "LOCK", "INTO", "PROCEDURE"};
+
+std::string Upper(std::string_view v) {
+  std::string u(v);
+  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+// The text of the query's SELECT keyword and modifiers: "SELECT DISTINCT ".
+std::string Head(const SqlShape& s) {
+  return std::string(s.text(SqlSpan{s.tokens()[s.select_token].begin, s.select_list.begin}));
+}
+
+bool HasTopLevelAggregate(const SqlShape& s) {
+  static const std::set<std::string> kAggregates = {"COUNT", "SUM", "MIN", "MAX", "AVG", "GROUP_CONCAT",
+                                                     "BIT_AND", "BIT_OR", "BIT_XOR", "STD", "STDDEV",
+                                                     "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP",
+                                                     "VAR_SAMP", "JSON_ARRAYAGG", "JSON_OBJECTAGG"};
+  const auto [f, l] = s.TokenRange(s.select_list);
+  for (size_t i = f; i < l; ++i) {
+    if (s.text(s.tokens()[i]) == "(" && s.Is(i + 1, "SELECT")) {
+      const int d = s.tokens()[i].depth;
+      while (i + 1 < l && !(s.tokens()[i + 1].depth == d && s.text(s.tokens()[i + 1]) == ")")) ++i;
+      continue;
+    }
+    if (s.IsCall(i) && kAggregates.count(Upper(s.text(s.tokens()[i])))) return true;
+  }
+  return false;
+}
+
+// Shared preconditions of TLP and NoREC: a plain SELECT with a WHERE.
+bool Filtered(const SqlShape& s, std::string* why) {
+  if (!s.simple_select()) {
+    *why = "not a plain SELECT";
+    return false;
+  }
+  if (!s.where.present() || !s.from.present()) {
+    *why = "no WHERE";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string SqlString(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'' || c == '\\') out += c == '\'' ? '\'' : '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string AsDerivedTable(const SqlShape& s) { return "SELECT * FROM ( " + Bare(s) + " ) AS gauntlet_d"; }
+
+std::string AsCte(const SqlShape& s) { return "WITH gauntlet_c AS ( " + Bare(s) + " ) SELECT * FROM gauntlet_c"; }
+
+std::string WithSetStatement(const SqlShape& s, const std::string& assignment) {
+  return "SET STATEMENT " + assignment + " FOR " + Bare(s);
+}
+
+std::string WithoutIndexes(const SqlShape& s, std::string* why) {
+  if (!s.simple_select() || !s.from.present()) {
+    *why = "not a plain SELECT with FROM";
+    return "";
+  }
+  const auto& t = s.tokens();
+  const auto [first, last] = s.TokenRange(s.from);
+  if (first == last) {
+    *why = "no FROM";
+    return "";
+  }
+  const int level = t[first].depth;
+  std::vector<size_t> insert_at;  // byte offsets
+  bool expect_table = true;
+  for (size_t i = first; i < last; ++i) {
+    if (t[i].depth != level) continue;
+    const std::string w = t[i].kind == SqlToken::kWord ? Upper(s.text(t[i])) : "";
+    if (s.text(t[i]) == "," || w == "JOIN" || w == "STRAIGHT_JOIN") {
+      expect_table = true;
+      continue;
+    }
+    if (!expect_table) {
+      if (w == "USE" || w == "IGNORE" || w == "FORCE") {
+        *why = "has index hints";
+        return "";
+      }
+      continue;
+    }
+    expect_table = false;
+    if (!IsName(t[i]) || (t[i].kind == SqlToken::kWord && kNotAlias.count(w))) continue;  // a derived table
+    size_t end = i;
+    if (end + 2 < last && s.text(t[end + 1]) == "." && IsName(t[end + 2])) end += 2;  // db.table
+    if (end + 1 < last && s.Is(end + 1, "PARTITION")) {
+      *why = "selects partitions";
+      return "";
+    }
+    if (end + 2 < last && s.Is(end + 1, "AS") && IsName(t[end + 2])) {
+      end += 2;
+    } else if (end + 1 < last && IsName(t[end + 1]) &&
+               !(t[end + 1].kind == SqlToken::kWord && kNotAlias.count(Upper(s.text(t[end + 1]))))) {
+      end += 1;
+    }
+    insert_at.push_back(t[end].end);
+    i = end;
+  }
+  if (insert_at.empty()) {
+    *why = "no base table in FROM";
+    return "";
+  }
+  std::string out = Bare(s);
+  const size_t base = t[s.select_token].begin;
+  for (auto it = insert_at.rbegin(); it != insert_at.rend(); ++it) out.insert(*it - base, " USE INDEX ()");
+  return out;
+}
+
+bool Tlp(const SqlShape& s, TlpQueries* out, std::string* why) {
+  if (!Filtered(s, why)) return false;
+  if (s.group_by.present() || s.having.present() || s.window.present() || s.limit.present()) {
+    *why = "GROUP BY, HAVING, WINDOW or LIMIT";
+    return false;
+  }
+  const std::string list(s.text(s.select_list)), from(s.text(s.from)), p(s.text(s.where));
+  const std::string head = Head(s);
+  const auto part = [&](const std::string& select, const std::string& where) {
+    return select + " FROM " + from + " WHERE " + where;
+  };
+  const std::string wheres[] = {"( " + p + " )", "NOT ( " + p + " )", "( " + p + " ) IS NULL"};
+  if (HasTopLevelAggregate(s)) {
+    const auto items = s.Items(s.select_list);
+    const auto [f, l] = s.TokenRange(s.select_list);
+    const std::string agg = Upper(s.text(s.tokens()[f]));
+    const bool one_call = items.size() == 1 && s.IsCall(f) && s.text(s.tokens()[l - 1]) == ")" &&
+                          s.tokens()[l - 1].depth == s.tokens()[f].depth;
+    if (!one_call || (agg != "MIN" && agg != "MAX" && agg != "SUM" && agg != "COUNT")) {
+      *why = "aggregates other than one MIN, MAX, SUM or COUNT";
+      return false;
+    }
+    if (s.Is(f + 2, "DISTINCT") && (agg == "SUM" || agg == "COUNT")) {
+      *why = "SUM or COUNT of DISTINCT values";
+      return false;
+    }
+    const std::string outer = agg == "COUNT" ? "SUM" : agg;
+    out->unfiltered = head + list + " FROM " + from;
+    out->partitioned = "SELECT " + outer + "(gauntlet_a) FROM ( " + part(head + list + " AS gauntlet_a", wheres[0]) +
+                       " UNION ALL " + part(head + list + " AS gauntlet_a", wheres[1]) + " UNION ALL " +
+                       part(head + list + " AS gauntlet_a", wheres[2]) + " ) AS gauntlet_tlp";
+    out->variant = agg;
+    return true;
+  }
+  const std::string joiner = s.distinct() ? " UNION " : " UNION ALL ";
+  out->unfiltered = head + list + " FROM " + from;
+  out->partitioned = part(head + list, wheres[0]) + joiner + part(head + list, wheres[1]) + joiner +
+                     part(head + list, wheres[2]);
+  out->variant = s.distinct() ? "distinct" : "rows";
+  return true;
+}
+
+bool Norec(const SqlShape& s, NorecQueries* out, std::string* why) {
+  if (!Filtered(s, why)) return false;
+  const std::string from(s.text(s.from)), p(s.text(s.where));
+  out->optimized = "SELECT COUNT(*) FROM " + from + " WHERE " + p;
+  out->unoptimized = "SELECT COALESCE(SUM(gauntlet_t), 0) FROM ( SELECT ( " + p + " ) IS TRUE AS gauntlet_t FROM " +
+                     from + " ) AS gauntlet_norec";
+  return true;
+}
+
+}  // namespace gauntlet

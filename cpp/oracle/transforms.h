@@ -1,0 +1,47 @@
+// Equivalent forms of a SELECT, as text: what the metamorphic and logic
+// oracles compare a query with.
+//
+// Each works on the query's clauses (SqlShape) and returns "" when the query
+// does not qualify, with the reason in *why.
+#ifndef GAUNTLET_ORACLE_TRANSFORMS_H_
+#define GAUNTLET_ORACLE_TRANSFORMS_H_
+
+#include <string>
+#include <string_view>
+
+#include "oracle/sql_shape.h"
+
+namespace gauntlet {
+
+// 'text' as an SQL string literal.
+std::string SqlString(std::string_view text);
+
+// SELECT * FROM (q) AS gauntlet_d
+std::string AsDerivedTable(const SqlShape& s);
+// WITH gauntlet_c AS (q) SELECT * FROM gauntlet_c
+std::string AsCte(const SqlShape& s);
+// The query with USE INDEX () (no index) after every table of its FROM.
+std::string WithoutIndexes(const SqlShape& s, std::string* why);
+// SET STATEMENT assignment FOR q (MariaDB's per-statement variables).
+std::string WithSetStatement(const SqlShape& s, const std::string& assignment);
+
+// Ternary logic partitioning: `unfiltered` must equal `partitioned` (WHERE p,
+// WHERE NOT p and WHERE p IS NULL put together) as multisets; for a single
+// MIN/MAX/SUM/COUNT, the aggregate of the partitions' aggregates.
+struct TlpQueries {
+  std::string unfiltered, partitioned;
+  std::string variant;  // "rows", "distinct" or the aggregate's name
+};
+bool Tlp(const SqlShape& s, TlpQueries* out, std::string* why);
+
+// Non-optimizing reference engine construction: the count of rows WHERE p
+// selects must equal the count of rows for which p IS TRUE, evaluated row
+// by row in the select list (where the optimizer cannot use it).
+struct NorecQueries {
+  std::string optimized, unoptimized;
+};
+bool Norec(const SqlShape& s, NorecQueries* out, std::string* why);
+
+}  // namespace gauntlet
+
+#endif  // GAUNTLET_ORACLE_TRANSFORMS_H_

@@ -1,0 +1,249 @@
+// The oracles' text and result logic, without a server: clause finding,
+// nondeterminism, result comparison, error-log lines, finding records.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.h"
+#include "exec/finding.h"
+#include "generate/statements.h"
+#include "oracle/determinism.h"
+#include "oracle/error_log.h"
+#include "oracle/result_compare.h"
+#include "oracle/sql_shape.h"
+#include "oracle/transforms.h"
+
+namespace gauntlet {
+namespace {
+
+std::string Clause(const SqlShape& s, const SqlSpan& span) {
+  return span.present() ? std::string(s.text(span)) : "<none>";
+}
+
+TEST(SqlShape, FindsTheTopLevelClauses) {
+  const SqlShape s(
+      "SELECT DISTINCT a, (SELECT MAX(b) FROM t2 WHERE t2.x = t1.x) AS m FROM t1 JOIN t3 ON (t1.a = t3.a) "
+      "WHERE a > 'WHERE' AND b IN (SELECT c FROM t4 WHERE d = 1 GROUP BY c) GROUP BY a, m HAVING COUNT(*) > 1 "
+      "ORDER BY a DESC LIMIT 3 FOR UPDATE");
+  ASSERT_TRUE(s.simple_select());
+  EXPECT_TRUE(s.distinct());
+  EXPECT_EQ(Clause(s, s.select_list), "a, (SELECT MAX(b) FROM t2 WHERE t2.x = t1.x) AS m");
+  EXPECT_EQ(Clause(s, s.from), "t1 JOIN t3 ON (t1.a = t3.a)");
+  EXPECT_EQ(Clause(s, s.where), "a > 'WHERE' AND b IN (SELECT c FROM t4 WHERE d = 1 GROUP BY c)");
+  EXPECT_EQ(Clause(s, s.group_by), "a, m");
+  EXPECT_EQ(Clause(s, s.having), "COUNT(*) > 1");
+  EXPECT_EQ(Clause(s, s.order_by), "a DESC");
+  EXPECT_EQ(Clause(s, s.limit), "3");
+  EXPECT_EQ(Clause(s, s.tail), "FOR UPDATE");
+  EXPECT_EQ(s.Items(s.select_list).size(), 2u);
+}
+
+TEST(SqlShape, CommentsStringsAndSetOperations) {
+  const SqlShape s("/* a comment */ ( SELECT `a``b`, 'it''s', \"x\\\"y\" FROM t -- trailing\n WHERE c = 1 )");
+  ASSERT_TRUE(s.simple_select());
+  EXPECT_EQ(Clause(s, s.where), "c = 1");
+  EXPECT_FALSE(SqlShape("SELECT a FROM t UNION SELECT b FROM u").simple_select());
+  EXPECT_TRUE(SqlShape("SELECT a FROM t UNION SELECT b FROM u").set_operation());
+  // An executable comment's body counts.
+  const SqlShape e("SELECT /*!50000 STRAIGHT_JOIN */ a FROM t WHERE b = 2");
+  EXPECT_EQ(Clause(e, e.where), "b = 2");
+  EXPECT_EQ(SqlShape("insert into t values (1)").verb(), "INSERT");
+}
+
+TEST(SqlShape, SkeletonHidesLiterals) {
+  EXPECT_EQ(SqlShape("select a from t where b = 12 and c in (1, 2, 3) and d = 'x'").Skeleton(),
+            "SELECT _ FROM _ WHERE _ = ? AND _ IN (?) AND _ = ?");
+  // Other literals and names: the same pattern. Other functions: another.
+  EXPECT_EQ(SqlShape("SELECT a FROM t WHERE b = 7 AND c IN (4)").Skeleton(),
+            SqlShape("SELECT x FROM `u` WHERE b = 99 AND c IN (5, 6)").Skeleton());
+  EXPECT_EQ(SqlShape("SELECT abs(a) FROM t").Skeleton(), "SELECT ABS(_) FROM _");
+}
+
+struct Case {
+  const char* sql;
+  bool deterministic;
+};
+
+TEST(Determinism, NondeterministicQueriesAreNamed) {
+  const Case cases[] = {
+      {"SELECT a FROM t WHERE b > 1", true},
+      {"SELECT RAND() FROM t", false},
+      {"SELECT a FROM t WHERE d < NOW()", false},
+      {"SELECT a FROM t WHERE d < CURRENT_TIMESTAMP", false},
+      {"SELECT UUID()", false},
+      {"SELECT @@version", false},
+      {"SELECT a FROM t LIMIT 3", false},
+      {"SELECT a FROM t ORDER BY a LIMIT 3", true},
+      {"SELECT a, b FROM t ORDER BY a LIMIT 3", false},
+      {"SELECT a, b FROM t ORDER BY a, b DESC LIMIT 3", true},
+      {"SELECT a AS x, b FROM t ORDER BY x, 2 LIMIT 3", true},
+      {"SELECT * FROM t ORDER BY a LIMIT 3", false},
+      {"SELECT a FROM t WHERE a IN (SELECT b FROM u LIMIT 1)", false},
+      {"SELECT a, COUNT(*) FROM t GROUP BY a", true},
+      {"SELECT a, b, COUNT(*) FROM t GROUP BY a", false},
+      {"SELECT t.a AS g, AVG(t.b) AS v FROM t GROUP BY g", true},
+      {"SELECT t.a AS g, t.c, AVG(t.b) FROM t GROUP BY g", false},
+      {"SELECT a + 1, SUM(b) FROM t GROUP BY a", true},
+      {"SELECT a, MAX(b) FROM t", false},
+      {"SELECT COUNT(*), MAX(b) FROM t", true},
+      {"SELECT a FROM t GROUP BY a HAVING b > 1", false},
+      {"SELECT a AS g, COUNT(*) AS n FROM t GROUP BY g HAVING n > 1", true},
+      {"SELECT a FROM t WHERE a IN (SELECT b FROM u GROUP BY c)", false},
+      {"SELECT GROUP_CONCAT(a) FROM t", false},
+      {"SELECT GROUP_CONCAT(a ORDER BY a) FROM t", true},
+      {"SELECT ROW_NUMBER() OVER (ORDER BY a) FROM t", false},
+      {"SELECT a FROM information_schema.tables", false},
+      {"SELECT t.a AS g, COUNT(*) AS n FROM t GROUP BY g ORDER BY g LIMIT 2", true},
+      {"SELECT t.a AS g, COUNT(*) AS n FROM t GROUP BY g ORDER BY n LIMIT 2", false},
+  };
+  for (const Case& c : cases) {
+    const std::string why = Nondeterminism(SqlShape(c.sql));
+    EXPECT_EQ(why.empty(), c.deterministic) << c.sql << " -> " << why;
+  }
+}
+
+TEST(Determinism, ReadsAndWrites) {
+  EXPECT_TRUE(ReadOnly(SqlShape("SELECT 1")));
+  EXPECT_TRUE(ReadOnly(SqlShape("  show tables")));
+  EXPECT_FALSE(ReadOnly(SqlShape("UPDATE t SET a = 1")));
+  EXPECT_FALSE(ReadOnly(SqlShape("COMMIT")));
+  EXPECT_FALSE(ReadOnly(SqlShape("ANALYZE TABLE t")));
+  EXPECT_FALSE(ReadOnly(SqlShape("SELECT a FROM t INTO OUTFILE '/tmp/x'")));
+  EXPECT_TRUE(ReadOnly(SqlShape("SET @a = 1")));
+  EXPECT_EQ(Verb("  /* c */ ( select 1"), "SELECT");
+  EXPECT_EQ(Verb("-- x\n/*!50000 INSERT */ INTO t VALUES (1)"), "INSERT");
+  EXPECT_TRUE(VerbChangesNoData("BEGIN"));
+  EXPECT_FALSE(VerbChangesNoData("COMMIT"));
+  EXPECT_TRUE(TotallyOrdered(SqlShape("SELECT a, b FROM t ORDER BY b, a")));
+  EXPECT_TRUE(PicksAmongEquals(SqlShape("SELECT DISTINCT a FROM t")));
+  EXPECT_FALSE(PicksAmongEquals(SqlShape("SELECT a FROM t WHERE b = 'x'")));
+}
+
+TEST(Transforms, EquivalentForms) {
+  const SqlShape s("( SELECT T1.a, b FROM t1 AS T1 JOIN `db`.`t2` ON (T1.a = t2.a), t3 x WHERE T1.a > 1 ORDER BY 1 )");
+  EXPECT_EQ(AsDerivedTable(s),
+            "SELECT * FROM ( SELECT T1.a, b FROM t1 AS T1 JOIN `db`.`t2` ON (T1.a = t2.a), t3 x WHERE T1.a > 1 "
+            "ORDER BY 1 ) AS gauntlet_d");
+  std::string why;
+  EXPECT_EQ(WithoutIndexes(s, &why),
+            "SELECT T1.a, b FROM t1 AS T1 USE INDEX () JOIN `db`.`t2` USE INDEX () ON (T1.a = t2.a), t3 x USE INDEX "
+            "() WHERE T1.a > 1 ORDER BY 1");
+  EXPECT_EQ(WithoutIndexes(SqlShape("SELECT a FROM t FORCE INDEX (k)"), &why), "");
+  EXPECT_EQ(why, "has index hints");
+  EXPECT_EQ(WithoutIndexes(SqlShape("SELECT a FROM (SELECT 1 AS a) AS d"), &why), "");
+  EXPECT_EQ(SqlString("it's a \\ b"), "'it''s a \\\\ b'");
+  EXPECT_EQ(WithSetStatement(s, "join_cache_level=0").substr(0, 48), "SET STATEMENT join_cache_level=0 FOR SELECT T1.a");
+}
+
+TEST(Transforms, TlpAndNorec) {
+  TlpQueries q;
+  std::string why;
+  ASSERT_TRUE(Tlp(SqlShape("SELECT DISTINCT a FROM t WHERE b > 1 ORDER BY a"), &q, &why));
+  EXPECT_EQ(q.unfiltered, "SELECT DISTINCT a FROM t");
+  EXPECT_EQ(q.partitioned,
+            "SELECT DISTINCT a FROM t WHERE ( b > 1 ) UNION SELECT DISTINCT a FROM t WHERE NOT ( b > 1 ) UNION "
+            "SELECT DISTINCT a FROM t WHERE ( b > 1 ) IS NULL");
+  ASSERT_TRUE(Tlp(SqlShape("SELECT COUNT(*) FROM t WHERE b > 1"), &q, &why));
+  EXPECT_EQ(q.variant, "COUNT");
+  EXPECT_EQ(q.partitioned.substr(0, 60), "SELECT SUM(gauntlet_a) FROM ( SELECT COUNT(*) AS gauntlet_a ");
+  EXPECT_FALSE(Tlp(SqlShape("SELECT AVG(a) FROM t WHERE b > 1"), &q, &why));
+  EXPECT_FALSE(Tlp(SqlShape("SELECT COUNT(DISTINCT a) FROM t WHERE b > 1"), &q, &why));
+  EXPECT_FALSE(Tlp(SqlShape("SELECT a FROM t WHERE b > 1 LIMIT 2"), &q, &why));
+  EXPECT_FALSE(Tlp(SqlShape("SELECT a FROM t"), &q, &why));
+  NorecQueries n;
+  ASSERT_TRUE(Norec(SqlShape("SELECT a, b FROM t JOIN u USING (k) WHERE a = 1 OR b IS NULL GROUP BY a"), &n, &why));
+  EXPECT_EQ(n.optimized, "SELECT COUNT(*) FROM t JOIN u USING (k) WHERE a = 1 OR b IS NULL");
+  EXPECT_EQ(n.unoptimized,
+            "SELECT COALESCE(SUM(gauntlet_t), 0) FROM ( SELECT ( a = 1 OR b IS NULL ) IS TRUE AS gauntlet_t FROM t "
+            "JOIN u USING (k) ) AS gauntlet_norec");
+}
+
+ResultSet Rows(std::vector<std::string> types, std::vector<std::vector<std::optional<std::string>>> rows) {
+  ResultSet r;
+  for (size_t i = 0; i < types.size(); ++i) r.columns.push_back({"c" + std::to_string(i), types[i], false, 0});
+  r.rows = std::move(rows);
+  return r;
+}
+
+TEST(ResultCompare, MultisetsOrderAndTolerance) {
+  const auto a = Rows({"INT", "VARCHAR"}, {{"1", "x"}, {"2", std::nullopt}, {"2", std::nullopt}});
+  const auto b = Rows({"INT", "VARCHAR"}, {{"2", std::nullopt}, {"1", "x"}, {"2", std::nullopt}});
+  EXPECT_TRUE(CompareResults(a, b, {Relation::kUnordered, false}, "a", "b").holds);
+  EXPECT_FALSE(CompareResults(a, b, {Relation::kExact, false}, "a", "b").holds);
+  const auto fewer = Rows({"INT", "VARCHAR"}, {{"2", std::nullopt}, {"1", "x"}});
+  const Comparison c = CompareResults(a, fewer, {Relation::kUnordered, false}, "a", "b");
+  EXPECT_FALSE(c.holds);
+  EXPECT_NE(c.diff.find("only in a (1 rows):\n  ('2', NULL)"), std::string::npos) << c.diff;
+  EXPECT_TRUE(CompareResults(a, fewer, {Relation::kSuperset, false}, "a", "b").holds);
+  EXPECT_FALSE(CompareResults(a, fewer, {Relation::kSubset, false}, "a", "b").holds);
+  // Floating values within the tolerance; decimals exact.
+  EXPECT_TRUE(CompareResults(Rows({"DOUBLE"}, {{"0.30000000000000004"}, {"1e300"}}),
+                             Rows({"DOUBLE"}, {{"1.0000000000000001e300"}, {"0.3"}}), {}, "a", "b").holds);
+  EXPECT_FALSE(CompareResults(Rows({"DECIMAL"}, {{"0.3333"}}), Rows({"DECIMAL"}, {{"0.333333333333"}}), {}, "a", "b")
+                   .holds);
+  // Case and trailing spaces only where the query may pick among equals.
+  EXPECT_FALSE(CompareResults(Rows({"VARCHAR"}, {{"a "}}), Rows({"VARCHAR"}, {{"A"}}), {}, "a", "b").holds);
+  EXPECT_TRUE(CompareResults(Rows({"VARCHAR"}, {{"a "}}), Rows({"VARCHAR"}, {{"A"}}), {Relation::kUnordered, true},
+                             "a", "b").holds);
+}
+
+TEST(ErrorLog, NormalizedLinesAndNewLinesOnly) {
+  EXPECT_EQ(NormalizedLogLine("2026-12-03 11:39:13 42 [ERROR] InnoDB: page 123 at 0x7f00ab is corrupt"),
+            "[ERROR] InnoDB: page N at N is corrupt");
+  const std::string path = testing::TempDir() + "/gauntlet_errorlog_test.err";
+  std::ofstream(path) << "2026-12-03 10:00:00 0 [ERROR] before the run\n";
+  ErrorLogOracle oracle({{"a", path}});
+  EXPECT_TRUE(oracle.Watch().empty());
+  std::ofstream(path, std::ios::app) << "2026-12-03 10:00:01 5 [Note] fine\n"
+                                     << "2026-12-03 10:00:02 5 [ERROR] mariadbd: Table 't1' is marked as crashed\n"
+                                     << "2026-12-03 10:00:03 5 [ERROR] half a li";
+  const auto found = oracle.Watch();
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].kind, "error-log");
+  EXPECT_EQ(found[0].targets, std::vector<std::string>{"a"});
+  std::ofstream(path, std::ios::app) << "ne\n2026-12-03 10:00:04 0 [ERROR] mariadbd got signal 11 ;\n"
+                                     << "2026-12-03 10:00:04 0 [ERROR] after the crash\n";
+  const auto rest = oracle.Watch();
+  ASSERT_EQ(rest.size(), 1u);  // the completed line; the crash report is the crash finding's
+  EXPECT_NE(rest[0].signature.find("half a line"), std::string::npos);
+}
+
+TEST(FindingLog, OnePerSignatureKnownBugsMarked) {
+  const std::string dir = testing::TempDir() + "/gauntlet_findings_test";
+  std::filesystem::remove_all(dir);
+  const std::string known_path = testing::TempDir() + "/gauntlet_known.txt";
+  std::ofstream(known_path) << "# comment\n\nsignal 11 ## MDEV-1 fixed in 11.4\n";
+  FindingLog log(dir, LoadKnownBugs(known_path), {{"a", {{"server", "default"}}}});
+  Finding f;
+  f.kind = "crash";
+  f.signature = "signal 11: f1 f2";
+  f.targets = {"a"};
+  f.preceding = {"CREATE TABLE t (a INT)"};
+  f.statement = "SELECT 1";
+  EXPECT_TRUE(log.Add(f));
+  EXPECT_FALSE(log.Add(f));
+  f.signature = "signal 6: g";
+  EXPECT_TRUE(log.Add(f));
+  const auto all = log.findings();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].occurrences, 2u);
+  EXPECT_EQ(all[0].known, "MDEV-1 fixed in 11.4");
+  EXPECT_TRUE(all[1].known.empty());
+  EXPECT_TRUE(std::filesystem::exists(dir + "/findings/0001-crash/finding.json"));
+  std::ifstream readme(dir + "/findings/0001-crash/README.txt");
+  const std::string about((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
+  EXPECT_NE(about.find("signature: signal 11: f1 f2"), std::string::npos) << about;
+  EXPECT_NE(about.find("target a: {\"server\":\"default\"}"), std::string::npos) << about;
+  std::ifstream sql(dir + "/findings/0001-crash/statements.sql");
+  const std::string text((std::istreambuf_iterator<char>(sql)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("CREATE TABLE t (a INT);\n-- the statement:\nSELECT 1;"), std::string::npos) << text;
+  std::ifstream jsonl(dir + "/findings.jsonl");
+  int lines = 0;
+  for (std::string line; std::getline(jsonl, line);) ++lines;
+  EXPECT_EQ(lines, 2);
+  EXPECT_THROW(LoadKnownBugs(dir + "/no-such-file"), InvalidInput);
+}
+
+}  // namespace
+}  // namespace gauntlet

@@ -89,11 +89,31 @@ const char* RelationName(Relation r) {
   return "?";
 }
 
+// A value as SQL text: 'text', or X'hex' for bytes that are not printable UTF-8.
+std::string ValueText(const std::string& v) {
+  bool printable = true;
+  for (size_t i = 0; i < v.size() && printable;) {
+    const unsigned char c = static_cast<unsigned char>(v[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    printable = n > 0 && i + n <= v.size() && (c >= 0x20 || c == '\t') && c != 0x7f;
+    for (size_t k = 1; k < n && printable; ++k) printable = (static_cast<unsigned char>(v[i + k]) >> 6) == 2;
+    i += n;
+  }
+  if (printable) return "'" + v + "'";
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string hex = "X'";
+  for (const unsigned char c : v) {
+    hex += kHex[c >> 4];
+    hex += kHex[c & 15];
+  }
+  return hex + "'";
+}
+
 std::string RowText(const Row& row, size_t max_size) {
   std::string s = "(";
   for (size_t i = 0; i < row.size(); ++i) {
     if (i > 0) s += ", ";
-    s += row[i] ? "'" + *row[i] + "'" : "NULL";
+    s += row[i] ? ValueText(*row[i]) : "NULL";
     if (s.size() > max_size) return s.substr(0, max_size) + "...)";
   }
   return s + ")";

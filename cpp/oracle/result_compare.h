@@ -42,7 +42,8 @@ struct Comparison {
 Comparison CompareResults(const ResultSet& a, const ResultSet& b, const CompareRules& rules,
                           const std::string& a_name, const std::string& b_name);
 
-// A row as SQL-ish text: (1, 'x', NULL).
+// A row as SQL-ish text: (1, 'x', NULL, X'00FF'): bytes that are not
+// printable UTF-8 in hex.
 std::string RowText(const std::vector<std::optional<std::string>>& row, size_t max_size = 300);
 
 }  // namespace gauntlet

@@ -9,8 +9,10 @@
 
 namespace gauntlet::bindings {
 
+// Text that is not UTF-8 (binary values in statements and rows) becomes U+FFFD.
 inline pybind11::object ToPython(const nlohmann::json& j) {
-  return pybind11::module_::import("json").attr("loads")(j.dump());
+  return pybind11::module_::import("json").attr("loads")(
+      j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 // Throws pybind11's TypeError (via json.dumps) for what JSON cannot hold.

@@ -7,6 +7,7 @@
 
 #include "generate/generator.h"
 #include "generate/gensql.h"
+#include "generate/random_schema.h"
 #include "generate/statements.h"
 #include "json_convert.h"
 
@@ -120,6 +121,13 @@ void RegisterGrammar(py::module_& m) {
       .def(py::init<std::vector<std::string>, std::vector<Table>>(),
            py::arg("databases"), py::arg("tables"))
       .def_static("rqg_default", &Schema::RqgDefault)
+      .def_static("random", [](uint64_t seed, int tables, uint64_t max_rows, const std::string& database) {
+        RandomSchemaOptions o;
+        o.tables = tables;
+        o.max_rows = max_rows;
+        o.database = database;
+        return RandomSchema(seed, o);
+      }, py::arg("seed"), py::arg("tables") = 0, py::arg("max_rows") = 200, py::arg("database") = "test")
       .def_static("from_json", &Schema::FromJson, py::arg("text"), py::arg("file") = "<json>")
       .def_static("from_json_file", &Schema::FromJsonFile)
       .def("to_json", &Schema::ToJson)

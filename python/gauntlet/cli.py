@@ -187,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--config", help="settings file (JSON or TOML); keys are named like the flags")
     r.add_argument("--grammar", help="the .yy grammar")
     r.add_argument("--redefine", action="append", help="a grammar overriding rules (repeatable)")
-    r.add_argument("--data", help="JSON data spec or RQG .zz file, or 'none' for the server's own tables "
+    r.add_argument("--data", help="JSON data spec or RQG .zz file, 'random[:SEED]' for a random schema of edge "
+                                  "cases (SEED defaults to --seed), or 'none' for the server's own tables "
                                   "(default: RQG's tables A..DD)")
     r.add_argument("--threads", type=int, help="concurrent sessions (default 2)")
     r.add_argument("--duration", type=float, help="seconds (default 30; 0 = until --queries)")

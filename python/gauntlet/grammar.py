@@ -30,6 +30,19 @@ class Schema:
         return cls(_core_schema=_core.Schema.rqg_default())
 
     @classmethod
+    def random(cls, seed: int = 1, tables: int = 0, max_rows: int = 200, database: str = "test") -> "Schema":
+        """A seeded schema of edge cases (``--data random[:SEED]``): 1-4 tables (or ``tables``) on InnoDB,
+        MyISAM, Aria and MEMORY with columns of every type family, character sets, NULL/NOT NULL,
+        defaults, generated and COMPRESSED columns, keys of every kind, some tables partitioned or
+        system-versioned, and rows mixing each type's edge values (minimum, maximum, just outside,
+        -0, fractions, '' and long strings, case and accent variants, zero and invalid dates, NULL)
+        with random ones. Tables a server refuses are skipped with a warning."""
+        schema = cls(_core_schema=_core.Schema.random(seed, tables, max_rows, database))
+        schema._lenient = True
+        schema._source = f"random:{seed}"
+        return schema
+
+    @classmethod
     def from_json(cls, text_or_path: str) -> "Schema":
         """Parses JSON text, or reads it from a file path."""
         if os.path.exists(text_or_path):

@@ -387,7 +387,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     g = grammar if isinstance(grammar, Grammar) else Grammar.from_file(os.fspath(grammar), *redefine)
     if isinstance(data, os.PathLike):
         data = os.fspath(data)
-    spec = _data_spec(data)
+    spec = _data_spec(data, settings["seed"])
     chosen = _checked_targets(targets, server, mysqld)
     checks = _oracle_names(oracles, chosen)
     known = _known_bugs(known_bugs)
@@ -444,9 +444,11 @@ def _known_bugs(path) -> list:
     return _core.load_known_bugs(os.fspath(path)) if path else []
 
 
-def _data_spec(data) -> Optional[Schema]:
+def _data_spec(data, seed: int = 1) -> Optional[Schema]:
     if isinstance(data, Schema):
         return data
+    if isinstance(data, str) and re.fullmatch(r"random(:\d+)?", data):
+        return Schema.random(int(data.split(":")[1]) if ":" in data else seed)
     if isinstance(data, dict) and "schema" in data:  # as run.json records a Schema object
         return Schema.from_json(json.dumps(data["schema"]))
     return None if data == "none" else Schema.rqg_default() if data is None else load_data_spec(data)
@@ -545,7 +547,7 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
               "server": _redact(server) if isinstance(server, str) else None, "mysqld": mysqld,
               "statement_log": statement_log}
     attempts = check_setting("attempts", attempts)
-    spec = _data_spec(recorded.get("data"))
+    spec = _data_spec(recorded.get("data"), recorded["seed"])
     # A run with several targets replays on all of them, unless a server is given.
     recorded_targets = recorded.get("targets") if server == (recorded.get("server") or "default") else None
     chosen = _checked_targets(recorded_targets, server, mysqld)

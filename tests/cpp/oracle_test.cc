@@ -188,6 +188,11 @@ TEST(ResultCompare, MultisetsOrderAndTolerance) {
                              "a", "b").holds);
 }
 
+TEST(ResultCompare, RowTextShowsBytesInHex) {
+  EXPECT_EQ(RowText({std::string("a\xc3\xa1"), std::nullopt, std::string("\x00\xff", 2), std::string("\xc3")}),
+            "('a\xc3\xa1', NULL, X'00FF', X'C3')");
+}
+
 TEST(ErrorLog, NormalizedLinesAndNewLinesOnly) {
   EXPECT_EQ(NormalizedLogLine("2026-12-03 11:39:13 42 [ERROR] InnoDB: page 123 at 0x7f00ab is corrupt"),
             "[ERROR] InnoDB: page N at N is corrupt");

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "generate/random_schema.h"
+
+#include <map>
 
 namespace gauntlet {
 namespace {
@@ -34,6 +37,39 @@ TEST(Schema, BadJsonNamesTheKey) {
   } catch (const InvalidInput& e) {
     EXPECT_EQ(e.where().line, 2);
   }
+}
+
+}  // namespace
+}  // namespace gauntlet
+
+namespace gauntlet {
+namespace {
+
+TEST(RandomSchema, EveryTypeAndKeyKindOverAFewHundredSeedsDeterministically) {
+  const char* const kTypes[] = {"tinyint", "smallint", "mediumint", "int", "bigint", "unsigned", "decimal(",
+                                "float", "double", "bit(", "char(0)", "varchar(0)", "binary(", "varbinary(",
+                                "text", "blob", "enum(", "set(", "date", "time", "datetime", "timestamp", "year",
+                                "json", "inet6", "uuid", "point", "geometry", "CHARACTER SET", "COMPRESSED",
+                                " AS (", "PERSISTENT", "VIRTUAL", "DEFAULT", "NOT NULL", " NULL"};
+  const char* const kKeys[] = {"PRIMARY KEY", "UNIQUE KEY", "FULLTEXT KEY", "SPATIAL KEY", " DESC)", "(16)", ", `"};
+  const char* const kTables[] = {"InnoDB", "MyISAM", "Aria", "MEMORY", "PARTITION BY", "WITH SYSTEM VERSIONING"};
+  std::map<std::string, int> seen;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const Schema s = RandomSchema(seed);
+    ASSERT_GE(s.tables().size(), 1u);
+    ASSERT_LE(s.tables().size(), 4u);
+    EXPECT_EQ(s.ToJson(), RandomSchema(seed).ToJson());
+    for (const Table& t : s.tables()) {
+      std::string text = t.engine + " " + t.options;
+      for (const Column& c : t.columns) text += " " + c.type;
+      for (const std::string& k : t.keys) text += " " + k;
+      for (const char* w : kTypes) seen[w] += text.find(w) != std::string::npos;
+      for (const char* w : kKeys) seen[w] += text.find(w) != std::string::npos;
+      for (const char* w : kTables) seen[w] += text.find(w) != std::string::npos;
+    }
+  }
+  for (const auto& [what, n] : seen) EXPECT_GT(n, 0) << what << " never appeared";
+  EXPECT_NE(RandomSchema(1).ToJson(), RandomSchema(2).ToJson());
 }
 
 }  // namespace

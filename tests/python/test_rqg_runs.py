@@ -1,4 +1,4 @@
-"""Every RQG grammar of the corpus without Perl runs 10 s against its .zz data
+"""Every RQG grammar of the corpus without Perl runs 5 s against its .zz data
 (or RQG's default tables) without Gauntlet failing; the share of syntax
 errors per grammar is printed as a table at the end."""
 
@@ -31,12 +31,12 @@ def test_corpus_has_18_grammars_without_perl(rqg_grammars):
 
 
 @pytest.mark.parametrize("grammar", NO_PERL, ids=[g.replace("conf__", "") for g in NO_PERL])
-def test_runs_10_seconds(grammar, tmp_path, capsys):
+def test_runs_5_seconds(grammar, tmp_path, capsys):
     # Each grammar gets a server of its own: what one grammar leaves behind (orphaned trigger files
     # that make DROP DATABASE fail, say) is not the next one's problem.
     data = PAIRS[grammar]
     result = gauntlet.run(str(SHARED / grammar), data=str(SHARED / data) if data else None,
-                          threads=2, duration=10, out=tmp_path)
+                          threads=2, duration=5, out=tmp_path)
     s = result.summary()
     assert s["stop_reason"] in ("duration", "crash", "hang")
     assert s["statements"] > 0

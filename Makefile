@@ -49,6 +49,7 @@ bench: build
 	@dpkg -s sysbench >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sysbench)
 	$(PY) benchmarks/bench_generate.py
 	$(PY) benchmarks/bench_point_select.py
+	$(PY) benchmarks/bench_builder.py
 
 fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DGAUNTLET_BUILD_FUZZERS=ON \

@@ -59,6 +59,38 @@ std::string DumpLogLine(json& line) {
   }
 }
 
+// What the stuck targets are doing, for a developer to tell a server hang
+// from a lock wait: the process list and InnoDB's status, from a connection
+// of our own that may wait 5 s at most.
+nlohmann::json HangEvidence(const std::vector<Target>& targets, const std::vector<bool>& stuck) {
+  nlohmann::json evidence = nlohmann::json::object();
+  for (size_t t = 0; t < targets.size(); ++t) {
+    if (!stuck[t]) continue;
+    ConnectionParams params = targets[t].connection;
+    params.connect_timeout = params.read_timeout = 5;
+    Outcome error;
+    auto c = Connection::Open(params, &error);
+    if (!c) {
+      evidence[targets[t].name] = {{"error", error.message}};
+      continue;
+    }
+    nlohmann::json lists = nlohmann::json::object();
+    for (const auto& [key, sql] : {std::pair<const char*, const char*>{"processlist", "SHOW FULL PROCESSLIST"},
+                                   {"innodb_status", "SHOW ENGINE INNODB STATUS"}}) {
+      ResultSet r;
+      if (!c->Execute(sql, &r).ok()) continue;
+      std::string text;
+      for (const auto& row : r.rows) {
+        for (size_t i = 0; i < row.size(); ++i) text += (i ? " | " : "") + row[i].value_or("NULL").substr(0, 300);
+        text += "\n";
+      }
+      lists[key] = text.substr(0, 20000);
+    }
+    evidence[targets[t].name] = lists;
+  }
+  return evidence;
+}
+
 }  // namespace
 
 void OracleStats::Add(const OracleStats& o) {
@@ -732,6 +764,10 @@ void Executor::Watch(double now_s) {
     }
     for (size_t t = 0; t < targets_.size(); ++t)
       if (stuck[t]) f.targets.push_back(targets_[t].name);
+    f.evidence = HangEvidence(targets_, stuck);
+    for (const auto& [target, lists] : f.evidence.items())
+      if (lists.contains("processlist")) f.detail += "\nSHOW FULL PROCESSLIST on " + target + ":\n" +
+                                                    lists["processlist"].get<std::string>();
     shared_->AddFinding(std::move(f));
     Stop("hang");
     for (const Target& t : targets_)

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "generate/perl_runtime.h"
+#include "generate/query_builder.h"
 #include "generate/values.h"
 
 namespace gauntlet {
@@ -532,6 +533,20 @@ void Generator::ExpandBuiltin(const Builtin& b) {
       return Emit(std::to_string(options_.connection_id ? options_.connection_id
                                                         : static_cast<uint64_t>(options_.thread_id)));
     case K::kCurrentUser: return Emit(options_.current_user);
+    case K::kQuery: case K::kPredicate: case K::kExpr: case K::kDml: case K::kDdl: case K::kSetting: {
+      if (!builder_) builder_ = std::make_unique<QueryBuilder>(schema_, rng_);
+      std::string& sql = builder_out_;
+      sql.clear();
+      switch (b.kind) {
+        case K::kQuery: builder_->Query(sql, static_cast<QueryFocus>(b.a)); break;
+        case K::kPredicate: builder_->Predicate(sql, last_table_); break;
+        case K::kExpr: builder_->Expr(sql, static_cast<SqlType>(b.a), last_table_); break;
+        case K::kDml: builder_->Dml(sql); break;
+        case K::kDdl: builder_->Ddl(sql); break;
+        default: builder_->Setting(sql);
+      }
+      return Emit(sql);
+    }
     case K::kThreadCount: return Emit(std::to_string(options_.thread_count));
     default: {
       std::string value;

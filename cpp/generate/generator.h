@@ -32,6 +32,7 @@
 namespace gauntlet {
 
 class PerlRuntime;
+class QueryBuilder;
 
 struct GeneratorOptions {
   uint64_t seed = 1;         // the run seed; mixed with thread_id
@@ -188,6 +189,8 @@ class Generator {
   uint64_t stream_seed_ = 0;  // from (seed, thread); a statement's from this and its index
   Rng rng_;
   std::unique_ptr<PerlRuntime> perl_;
+  std::unique_ptr<QueryBuilder> builder_;  // made on the first builder built-in
+  std::string builder_out_;
   // Perl's globals no longer follow from the seed: a replay with other
   // choices, or one that failed, ran since they were built.
   bool perl_diverged_ = false;

@@ -1,5 +1,6 @@
 #include "generate/statements.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -42,12 +43,23 @@ bool Has(std::string_view s, const char* word) {
   return false;
 }
 
-bool IsCompound(std::string_view q) {
-  if (!Has(q, "END")) return false;
-  return (Has(q, "CREATE") && Has(q, "BEGIN")) || (Has(q, "BEGIN") && Has(q, "ATOMIC")) ||
-         (Has(q, "IF") && Has(q, "THEN")) || (Has(q, "CASE") && Has(q, "WHEN") && Has(q, "THEN")) ||
-         Has(q, "LOOP") || (Has(q, "REPEAT") && Has(q, "UNTIL")) ||
-         (Has(q, "WHILE") && Has(q, "DO"));
+// A piece that starts a compound statement: IF/CASE/LOOP/REPEAT/WHILE/
+// DECLARE as a statement (not IF() or CASE inside one), CREATE ... BEGIN,
+// BEGIN NOT ATOMIC, or a label (`lbl: LOOP`).
+bool StartsCompound(std::string_view piece) {
+  const std::string verb = Verb(piece);
+  if (verb == "IF" || verb == "CASE" || verb == "LOOP" || verb == "REPEAT" || verb == "WHILE" || verb == "DECLARE")
+    return true;
+  if (verb == "CREATE") return Has(piece, "BEGIN");
+  const size_t at = piece.find_first_not_of(" \t\r\n(");
+  if (at == std::string_view::npos) return false;
+  std::string_view rest = piece.substr(at + verb.size());
+  if (!rest.empty() && rest[0] == ':') return true;
+  if (verb == "BEGIN") {
+    rest.remove_prefix(std::min(rest.find_first_not_of(" \t\r\n"), rest.size()));
+    return rest.size() >= 3 && (rest.substr(0, 3) == "NOT" || rest.substr(0, 3) == "not");
+  }
+  return false;
 }
 
 void Push(std::vector<std::string_view>& out, std::string_view q, size_t begin, size_t end) {
@@ -70,15 +82,9 @@ void SplitStatements(std::string_view query, std::vector<std::string_view>* piec
   std::vector<std::string_view>& out = *pieces;
   out.clear();
   size_t start = 0;
-  bool checked_compound = false;
   for (size_t i = Find(query, 0, kOutside); i < query.size(); i = Find(query, i, kOutside)) {
     const char c = query[i++];
     if (c == ';') {
-      // Only a query with a `;` can need splitting; a compound one is sent whole.
-      if (!checked_compound) {
-        checked_compound = true;
-        if (IsCompound(query)) break;
-      }
       Push(out, query, start, i - 1);
       start = i;
       continue;
@@ -90,6 +96,15 @@ void SplitStatements(std::string_view query, std::vector<std::string_view>* piec
     }
   }
   Push(out, query, start, query.size());
+  // A compound statement is sent whole.
+  if (out.size() > 1 && Has(query, "END")) {
+    for (std::string_view piece : out)
+      if (StartsCompound(piece)) {
+        out.clear();
+        Push(out, query, 0, query.size());
+        break;
+      }
+  }
 }
 
 std::string Verb(std::string_view s) {

@@ -1,8 +1,12 @@
 // Splits one generated query into the statements a server runs.
 //
-// RQG's rule: a query holding a compound statement (CREATE ... BEGIN/END,
-// BEGIN NOT ATOMIC ... END, IF/CASE/LOOP/REPEAT/WHILE ... END) is sent whole;
-// otherwise it is split at every `;` outside quotes. Empty pieces are dropped.
+// A query holding a compound statement (CREATE ... BEGIN/END, BEGIN NOT
+// ATOMIC ... END, IF/CASE/LOOP/REPEAT/WHILE/DECLARE ... END as statements,
+// labelled blocks) is sent whole; otherwise it is split at every `;` outside
+// quotes. Empty pieces are dropped. (RQG sends whole any query holding
+// CASE ... WHEN ... THEN ... END or IF ... THEN ... END anywhere, so
+// `START TRANSACTION ; UPDATE t SET a = CASE ... END ; COMMIT` went to the
+// server as one statement, a syntax error.)
 // The pieces are views into `query`, which must outlive them.
 #ifndef GAUNTLET_GENERATE_STATEMENTS_H_
 #define GAUNTLET_GENERATE_STATEMENTS_H_

@@ -1,6 +1,7 @@
 #include "grammar/builtin.h"
 
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -15,6 +16,24 @@ struct Entry {
   double a, b, c;     // defaults for the arguments
   int max_args;       // how many `(N, M, ...)` arguments it takes
 };
+
+const char* const kTypeNames[] = {"any", "bool", "int", "decimal", "real", "string", "binary", "date",
+                                  "time", "datetime", "json", "inet6", "uuid", "geometry"};
+const char* const kFocusNames[] = {"general", "window", "json", "temporal", "aggregate", "join"};
+static_assert(std::size(kTypeNames) == static_cast<size_t>(SqlType::kCount));
+static_assert(std::size(kFocusNames) == static_cast<size_t>(QueryFocus::kCount));
+
+// The index of `word` among `names` (a `_expr(TYPE)` or `_query(FOCUS)`
+// argument), or an error listing the names there are.
+template <size_t N>
+double NamedArgument(const char* const (&names)[N], const std::string& word, const std::string& token,
+                     const char* what) {
+  for (size_t i = 0; i < N; ++i)
+    if (word == names[i]) return static_cast<double>(i);
+  std::string known;
+  for (size_t i = 0; i < N; ++i) known += std::string(i ? ", " : "") + names[i];
+  throw std::invalid_argument(token + ": unknown " + what + " '" + word + "' (known: " + known + ")");
+}
 
 // Name without the leading underscore -> entry. Quoting follows RQG: numbers
 // and blobs bare, every other value type in quotes.
@@ -109,6 +128,12 @@ const std::unordered_map<std::string, Entry>& Table() {
         {"gaussian", {K::kGaussian, false, 1, 100, 0, 2}},
         {"pareto", {K::kPareto, false, 1, 100, 0.2, 3}},
         {"zipf", {K::kZipf, false, 1, 100, 0.8, 3}},
+        {"query", {K::kQuery, false, 0, 0, 0, 0}},
+        {"predicate", {K::kPredicate, false, 0, 0, 0, 0}},
+        {"expr", {K::kExpr, false, 0, 0, 0, 0}},
+        {"dml", {K::kDml, false, 0, 0, 0, 0}},
+        {"ddl", {K::kDdl, false, 0, 0, 0, 0}},
+        {"setting", {K::kSetting, false, 0, 0, 0, 0}},
     };
     // Integer types: signed, _unsigned and _positive ranges, as MySQL's.
     const struct {
@@ -135,9 +160,13 @@ const std::unordered_map<std::string, Entry>& Table() {
 
 }  // namespace
 
+const char* SqlTypeName(SqlType t) { return kTypeNames[static_cast<int>(t)]; }
+
+const char* QueryFocusName(QueryFocus f) { return kFocusNames[static_cast<int>(f)]; }
+
 std::optional<Builtin> ResolveBuiltin(const std::string& name,
                                       const std::vector<double>& args,
-                                      bool has_args) {
+                                      bool has_args, const std::string& word) {
   std::string key;
   if (!name.empty() && name[0] == '_') {
     key = name.substr(1);
@@ -157,6 +186,12 @@ std::optional<Builtin> ResolveBuiltin(const std::string& name,
   if (args.size() > 0) { b.a = args[0]; b.has_a = true; }
   if (args.size() > 1) b.b = args[1];
   if (args.size() > 2) b.c = args[2];
+  if (!word.empty()) {
+    if (b.kind == K::kExpr) b.a = NamedArgument(kTypeNames, word, name, "type");
+    else if (b.kind == K::kQuery) b.a = NamedArgument(kFocusNames, word, name, "focus");
+    else throw std::invalid_argument(name + " takes no name as its argument");
+    b.name += "(" + word + ")";
+  }
   switch (b.kind) {
     case K::kUniform: case K::kGaussian: case K::kPareto: case K::kZipf:
       if (has_args && args.size() < 2)

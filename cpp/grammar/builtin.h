@@ -12,6 +12,16 @@
 
 namespace gauntlet {
 
+// The value families of `_expr(TYPE)`, which the query builder builds by.
+enum class SqlType : uint8_t {
+  kAny, kBool, kInt, kDecimal, kReal, kString, kBinary, kDate, kTime, kDatetime, kJson,
+  kInet6, kUuid, kGeometry, kCount
+};
+const char* SqlTypeName(SqlType t);  // "int", "decimal", ...
+// What `_query(FOCUS)` leans towards.
+enum class QueryFocus : uint8_t { kGeneral, kWindow, kJson, kTemporal, kAggregate, kJoin, kCount };
+const char* QueryFocusName(QueryFocus f);  // "general", "window", ...
+
 enum class BuiltinKind : uint8_t {
   // Schema: names come from the Schema, backquoted like RQG does.
   kTable, kBaseTable, kView, kDatabase,
@@ -29,6 +39,9 @@ enum class BuiltinKind : uint8_t {
   kJsonPair, kJsonArray, kJsonObject, kDictionary,
   // Our value distributions (sysbench's): integers in [lo, hi].
   kUniform, kGaussian, kPareto, kZipf,
+  // The query builder (generate/query_builder.h): `a` holds the SqlType of
+  // `_expr(TYPE)` or the QueryFocus of `_query(FOCUS)`.
+  kQuery, kPredicate, kExpr, kDml, kDdl, kSetting,
 };
 
 struct Builtin {
@@ -45,9 +58,10 @@ struct Builtin {
 // Returns nullopt when `name` (with its arguments) is not a built-in.
 // Throws InvalidInput-free std::invalid_argument for bad arguments, with a
 // message the caller places at the token.
+// `word` is a name given as the argument (`_expr(int)`), or "".
 std::optional<Builtin> ResolveBuiltin(const std::string& name,
                                       const std::vector<double>& args,
-                                      bool has_args);
+                                      bool has_args, const std::string& word = "");
 
 }  // namespace gauntlet
 

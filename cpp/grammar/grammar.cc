@@ -278,7 +278,8 @@ void Grammar::Classify() {
             break;
           }
           case RawToken::Kind::kWord: {
-            const std::string written = rt.text + (rt.has_args ? FormatArgs(rt.args) : "");
+            const std::string written = rt.text + (rt.has_args ? FormatArgs(rt.args) : "") +
+                                        (rt.word_arg.empty() ? "" : "(" + rt.word_arg + ")");
             if (IsLiteralWord(rt.text + rt.suffix)) {
               t.kind = Token::Kind::kLiteral;
               t.text = written + rt.suffix;
@@ -297,7 +298,7 @@ void Grammar::Classify() {
             } else {
               std::optional<Builtin> b;
               try {
-                b = ResolveBuiltin(rt.text, rt.args, rt.has_args);
+                b = ResolveBuiltin(rt.text, rt.args, rt.has_args, rt.word_arg);
               } catch (const std::invalid_argument& e) {
                 throw InvalidInput(locate(d.file, rt.offset), e.what());
               }

@@ -87,6 +87,13 @@ const auto set_args = [](auto& ctx) {
   t.has_args = true;
   B(ctx).prev_end = B(ctx).Offset(range.end());
 };
+const auto set_word_arg = [](auto& ctx) {
+  auto range = x3::_attr(ctx);
+  RawToken& t = B(ctx).alt().tokens.back();
+  for (auto c = range.begin(); c != range.end(); ++c)
+    if (std::isalnum(static_cast<unsigned char>(*c)) || *c == '_') t.word_arg += *c;
+  B(ctx).prev_end = B(ctx).Offset(range.end());
+};
 const auto set_suffix = [](auto& ctx) {
   auto range = x3::_attr(ctx);
   B(ctx).alt().tokens.back().suffix.assign(range.begin(), range.end());
@@ -101,6 +108,11 @@ const auto set_weight = [](auto& ctx) {
 const auto starts_with_underscore = [](auto& ctx) {
   const RawToken& t = B(ctx).alt().tokens.back();
   x3::_pass(ctx) = !t.text.empty() && t.text[0] == '_';
+};
+// The query builder's built-ins take a name: `_expr(int)`, `_query(window)`.
+const auto takes_word_arg = [](auto& ctx) {
+  const std::string& w = B(ctx).alt().tokens.back().text;
+  x3::_pass(ctx) = w == "_expr" || w == "_query";
 };
 
 const auto hspace = x3::lit(' ') | '\t' | '\r' | '\f' | '\v';
@@ -144,9 +156,11 @@ const auto variable =
     x3::raw[x3::lit('$') >> ident][AddToken<RawToken::Kind::kVariable>()];
 const auto args = x3::lit('(') >> hgap >> (x3::double_ % (hgap >> ',' >> hgap)) >>
                   hgap >> x3::lit(')');
+const auto word_args = x3::lit('(') >> hgap >> ident >> hgap >> x3::lit(')');
 const auto suffix = x3::lit('[') >> ident >> x3::lit(']');
 const auto word = x3::raw[ident][AddToken<RawToken::Kind::kWord>()] >>
-                  -(x3::eps[starts_with_underscore] >> x3::raw[args][set_args]) >>
+                  -((x3::eps[starts_with_underscore] >> x3::raw[args][set_args]) |
+                    (x3::eps[takes_word_arg] >> x3::raw[word_args][set_word_arg])) >>
                   -x3::raw[suffix][set_suffix];
 const auto weight =
     x3::raw[x3::lit("==FACTOR:") >> x3::double_ >> x3::lit("==")][set_weight];

@@ -28,6 +28,7 @@ struct RawToken {
   std::string suffix;          // "[invariant]" and the like, or empty
   std::vector<double> args;    // `_word(N, M)` arguments
   bool has_args = false;
+  std::string word_arg;        // `_expr(int)`, `_query(window)`: a name as the argument
   bool space_before = false;   // whitespace separated it from the previous token
   // A Perl block whose braces do not balance before its alternative ends:
   // RQG runs it up to there, and so do we (`text` holds that much).

@@ -6,23 +6,12 @@
 #include <functional>
 
 #include "exec/error_table.h"
+#include "generate/query_builder.h"
 #include "oracle/determinism.h"
 #include "oracle/transforms.h"
 
 namespace gauntlet {
 namespace {
-
-// Flags one at a time off; the query picks one by its text, so that a seed
-// gives the same checks everywhere. Flags the server does not know make the
-// follow-up fail, which is counted as a skip.
-const char* const kOptimizerFlags[] = {
-    "index_merge", "index_merge_union", "index_merge_sort_union", "index_merge_intersection",
-    "index_condition_pushdown", "derived_merge", "derived_with_keys", "firstmatch", "loosescan", "materialization",
-    "in_to_exists", "semijoin", "partial_match_rowid_merge", "partial_match_table_scan", "subquery_cache", "mrr",
-    "outer_join_with_cache", "semijoin_with_cache", "join_cache_incremental", "join_cache_hashed",
-    "join_cache_bka", "table_elimination", "extended_keys", "exists_to_in", "orderby_uses_equalities",
-    "condition_pushdown_for_derived", "split_materialized", "condition_pushdown_for_subquery", "rowid_filter",
-    "condition_pushdown_from_having", "not_null_range_scan"};
 
 std::string Refusal(const Outcome& o) {
   return "follow-up refused: error " + std::to_string(o.error_code) + " " + ErrorTable::Default().Name(o.error_code);
@@ -95,7 +84,7 @@ Verdict RelationOracle::Check(const Observation& o) {
     Finding f;
     f.kind = finding_kind();
     f.targets = {session.target(0).name};
-    f.signature = name() + ": " + shape.Skeleton();
+    f.signature = name() + (c.kind.empty() ? "" : " [" + c.kind + "]") + ": " + shape.Skeleton();
     f.detail = "relation " + std::string(RelationName(plan->rules.relation)) + " fails: " + plan->what +
                "\nleft:  " + left_sql + "\nright: " + right_sql + "\n" + c.diff;
     f.evidence = c.evidence;
@@ -166,8 +155,11 @@ std::optional<FollowUp> TransformOracle::Plan(const SqlShape& s, const Observati
       f.rules.relation = TotallyOrdered(s) ? Relation::kExact : Relation::kUnordered;
       break;
     case kOptimizerSwitch: {
-      const size_t n = std::hash<std::string_view>()(o.sql) % std::size(kOptimizerFlags);
-      const std::string flag = kOptimizerFlags[n];
+      // One flag off, picked by the query's text, so that a seed gives the
+      // same checks everywhere. A flag the server does not know makes the
+      // follow-up fail, which counts as a skip.
+      const auto& flags = OptimizerSwitchFlags();
+      const std::string flag = flags[std::hash<std::string_view>()(o.sql) % flags.size()];
       f.what = "the query with optimizer_switch " + flag + "=off";
       f.right = {WithSetStatement(s, "optimizer_switch='" + flag + "=off'")};
       f.rules.relation = TotallyOrdered(s) ? Relation::kExact : Relation::kUnordered;

@@ -12,7 +12,9 @@ using Row = std::vector<std::optional<std::string>>;
 constexpr size_t kShown = 5;         // differing rows in the diff
 constexpr size_t kTolerantMax = 2000;  // leftover rows paired one by one
 
-enum class ColumnKind { kText, kFloat, kDouble, kFoldable };
+// kRetyped: the two sides have different types (a UNION or view changed
+// YEAR into INT, DECIMAL(5,1) into DECIMAL(6,2)): numbers compare by value.
+enum class ColumnKind { kText, kFloat, kDouble, kFoldable, kRetyped };
 
 ColumnKind KindOf(const ResultColumn& c, bool fold) {
   if (c.type == "FLOAT") return ColumnKind::kFloat;
@@ -21,6 +23,36 @@ ColumnKind KindOf(const ResultColumn& c, bool fold) {
                             c.type == "SET"))
     return ColumnKind::kFoldable;
   return ColumnKind::kText;
+}
+
+// A column of exact numbers (YEAR counts: a UNION may make it INT).
+bool Exact(const ResultColumn& c) {
+  for (const char* t : {"TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT", "DECIMAL", "YEAR"})
+    if (c.type == t) return true;
+  return false;
+}
+
+// A decimal number's canonical text ("0007.50" -> "7.5", "-0.0" -> "0"), or
+// the text itself when it is not one.
+std::string CanonicalNumber(const std::string& s) {
+  size_t i = s[0] == '-' || s[0] == '+' ? 1 : 0;
+  const size_t digits = i;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  size_t end = s.size();
+  if (i < s.size() && s[i] == '.') {
+    for (size_t k = i + 1; k < s.size(); ++k)
+      if (!std::isdigit(static_cast<unsigned char>(s[k]))) return s;
+    while (end > i + 1 && s[end - 1] == '0') --end;
+    if (end == i + 1) end = i;  // "7." -> "7"
+  } else if (i != s.size()) {
+    return s;
+  }
+  if (i == digits) return s;
+  std::string whole = s.substr(digits, i - digits);
+  whole.erase(0, std::min(whole.find_first_not_of('0'), whole.size() - 1));
+  std::string out = whole + s.substr(i, end - i);
+  if (out != "0" && s[0] == '-') out = "-" + out;
+  return out;
 }
 
 std::string Fold(const std::string& s) {
@@ -41,6 +73,7 @@ std::string Key(const std::optional<std::string>& v, ColumnKind k) {
       return buf;
     }
     case ColumnKind::kFoldable: return Fold(*v);
+    case ColumnKind::kRetyped: return v->empty() ? *v : CanonicalNumber(*v);
     case ColumnKind::kText: return *v;
   }
   return *v;
@@ -54,6 +87,7 @@ bool Same(const std::optional<std::string>& a, const std::optional<std::string>&
     const double tolerance = k == ColumnKind::kFloat ? 1e-5 : 1e-9;
     return x == y || std::fabs(x - y) <= tolerance * std::max(std::fabs(x), std::fabs(y));
   }
+  if (k == ColumnKind::kRetyped) return !a->empty() && !b->empty() && CanonicalNumber(*a) == CanonicalNumber(*b);
   return k == ColumnKind::kFoldable && Fold(*a) == Fold(*b);
 }
 
@@ -74,6 +108,44 @@ std::string Listed(const std::string& label, const ResultSet& r, const std::vect
   for (size_t i = 0; i < which.size() && i < kShown; ++i) s += "\n  " + RowText(r.rows[which[i]]);
   if (which.size() > kShown) s += "\n  ...";
   return s;
+}
+
+// The side whose column is not BIT, with its values (bytes, as BIT is sent)
+// as the decimal numbers a BIT column's values are.
+ResultSet BitsAsNumbers(const ResultSet& r, const ResultSet& other) {
+  ResultSet out = r;
+  for (size_t i = 0; i < r.columns.size() && i < other.columns.size(); ++i) {
+    if (r.columns[i].type == "BIT" || other.columns[i].type != "BIT") continue;
+    out.columns[i].type = "BIT";
+    for (auto& row : out.rows) {
+      if (!row[i] || row[i]->size() > 8) continue;
+      uint64_t v = 0;
+      for (const unsigned char byte : *row[i]) v = v << 8 | byte;
+      row[i] = std::to_string(v);
+    }
+  }
+  return out;
+}
+
+bool ProperPrefix(const std::optional<std::string>& a, const std::optional<std::string>& b) {
+  return a && b && a->size() < b->size() && b->compare(0, a->size(), *a) == 0;
+}
+
+// Rows that differ only in values one side cut short, pairwise in order.
+bool Truncated(const ResultSet& a, const std::vector<size_t>& only_a, const ResultSet& b,
+               const std::vector<size_t>& only_b) {
+  if (only_a.empty() || only_a.size() != only_b.size()) return false;
+  for (size_t r = 0; r < only_a.size(); ++r) {
+    const Row &x = a.rows[only_a[r]], &y = b.rows[only_b[r]];
+    bool cut = false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (x[i] == y[i]) continue;
+      if (!ProperPrefix(x[i], y[i]) && !ProperPrefix(y[i], x[i])) return false;
+      cut = true;
+    }
+    if (!cut) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -119,8 +191,14 @@ std::string RowText(const Row& row, size_t max_size) {
   return s + ")";
 }
 
-Comparison CompareResults(const ResultSet& a, const ResultSet& b, const CompareRules& rules,
+Comparison CompareResults(const ResultSet& a_in, const ResultSet& b_in, const CompareRules& rules,
                           const std::string& a_name, const std::string& b_name) {
+  bool bits = false;
+  for (size_t i = 0; i < a_in.columns.size() && i < b_in.columns.size(); ++i)
+    bits = bits || ((a_in.columns[i].type == "BIT") != (b_in.columns[i].type == "BIT"));
+  if (bits) return CompareResults(BitsAsNumbers(a_in, b_in), BitsAsNumbers(b_in, a_in), rules, a_name, b_name);
+  const ResultSet& a = a_in;
+  const ResultSet& b = b_in;
   Comparison c;
   const std::string counts = a_name + ": " + std::to_string(a.rows.size()) + " rows, " + b_name + ": " +
                              std::to_string(b.rows.size()) + " rows";
@@ -141,6 +219,9 @@ Comparison CompareResults(const ResultSet& a, const ResultSet& b, const CompareR
     ColumnKind k = KindOf(a.columns[i], rules.fold_strings);
     // Either side floating: compare as floating (a DOUBLE against a DECIMAL).
     if (k == ColumnKind::kText) k = KindOf(b.columns[i], rules.fold_strings);
+    const ResultColumn &x = a.columns[i], &y = b.columns[i];
+    if (k == ColumnKind::kText && (x.type != y.type || x.decimals != y.decimals) && Exact(x) && Exact(y))
+      k = ColumnKind::kRetyped;
     kinds.push_back(k);
   }
   if (rules.relation == Relation::kExact) {
@@ -203,6 +284,7 @@ Comparison CompareResults(const ResultSet& a, const ResultSet& b, const CompareR
     if (!only_b.empty() && rules.relation != Relation::kSubset) c.diff += "\n" + Listed(b_name, b, only_b);
     c.evidence["only_in"] = {{a_name, RowsJson(a, only_a)}, {b_name, RowsJson(b, only_b)}};
     c.evidence["only_in_counts"] = {{a_name, only_a.size()}, {b_name, only_b.size()}};
+    if (Truncated(a, only_a, b, only_b)) c.kind = "truncated";
   }
   return c;
 }

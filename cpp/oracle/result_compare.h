@@ -1,7 +1,9 @@
 // Comparing two result sets under a relation, with a readable difference.
 //
 // Rows compare as multisets unless the relation is kExact (same rows in the
-// same order). Values compare as text, except: FLOAT and DOUBLE columns
+// same order). Values compare as text, except: a BIT column against a binary
+// one (views and UNION may turn BIT into VARBINARY) compares the bytes as a
+// number; FLOAT and DOUBLE columns
 // compare as numbers within a relative tolerance (1e-5 and 1e-9: the last
 // digits of floating arithmetic depend on evaluation order), and, when
 // `fold_strings`, string columns compare without case and trailing spaces
@@ -34,6 +36,10 @@ struct CompareRules {
 
 struct Comparison {
   bool holds = true;
+  // When it fails because each differing value of one side is a proper prefix
+  // of the other side's: "truncated" (a type too narrow for its values, the
+  // usual cause when a query result is materialized); otherwise "".
+  std::string kind;
   std::string diff;        // for people: counts and the first differing rows
   nlohmann::json evidence;  // the same as data
 };

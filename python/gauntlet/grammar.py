@@ -69,8 +69,17 @@ class Schema:
         return f"Schema({len(names)} tables: {shown})"
 
 
+# Grammars that are one rule of the query builder: ``Grammar("builtin:select")``,
+# ``--grammar builtin:select``.
+BUILTIN_GRAMMARS = {
+    "select": "query:\n    _query ;\n",
+    "statements": "query:\n    _query | _query | _query | _query | _dml | _dml | _ddl | _setting ;\n",
+}
+
+
 class Grammar:
-    """An RQG-dialect grammar, loaded from files or text.
+    """An RQG-dialect grammar, loaded from files or text (``builtin:select``,
+    ``builtin:statements``: the query builder alone).
 
     Later sources override earlier rules (RQG's ``--redefine``). ``rules``
     maps rule names to Python functions ``f(ctx) -> str`` that compute the
@@ -81,13 +90,21 @@ class Grammar:
 
     def __init__(self, path: Union[str, os.PathLike], *redefine: Union[str, os.PathLike],
                  rules: Optional[Mapping[str, Callable]] = None):
-        """Loads grammar files: ``Grammar("g.yy", "r.yy")`` is ``Grammar.from_file("g.yy", "r.yy")``."""
+        """Loads grammar files: ``Grammar("g.yy", "r.yy")`` is ``Grammar.from_file("g.yy", "r.yy")``;
+        ``builtin:NAME`` names one of BUILTIN_GRAMMARS."""
         g = _core.Grammar()
         for p in (path, *redefine):
             if not isinstance(p, (str, os.PathLike)):
                 raise TypeError(f"Grammar(path, *redefine): a grammar file path, not {type(p).__name__}; "
                                 "use Grammar.from_string(text) for grammar text")
-            g.add_file(os.fspath(p))
+            p = os.fspath(p)
+            if p.startswith("builtin:"):
+                if p[8:] not in BUILTIN_GRAMMARS:
+                    raise _core.InvalidInput(f"{p}: no such built-in grammar (known: "
+                                             f"{', '.join('builtin:' + n for n in BUILTIN_GRAMMARS)})")
+                g.add_text(BUILTIN_GRAMMARS[p[8:]], p)
+            else:
+                g.add_file(p)
         self._set(g, rules, os.path.basename(os.fspath(path)))
 
     @classmethod

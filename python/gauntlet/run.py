@@ -418,6 +418,11 @@ def _checked_targets(targets, server, mysqld) -> list:
 def _oracle_names(oracles, targets) -> list:
     """The oracles, checked: known names (differential and timing only with two or more targets) and
     :class:`gauntlet.Oracle` objects."""
+    if oracles is None:
+        oracles = ("crash",)
+    elif not isinstance(oracles, (str, list, tuple)):
+        raise _core.InvalidInput(f"oracles: names (\"tlp,norec\" or a list) or gauntlet.Oracle objects, "
+                                 f"not {type(oracles).__name__}")
     names = [n.strip() for n in oracles.split(",")] if isinstance(oracles, str) else list(oracles)
     known = [name for name, _ in _core.known_oracles()]
     for n in names:

@@ -344,10 +344,17 @@ TEST(Generator, PerlErrorsNameTheBlock) {
   }
 }
 
-TEST(Statements, SplitLikeRqg) {
+TEST(Statements, SplitLikeRqgButNotAtExpressions) {
   EXPECT_EQ(SplitStatements("START TRANSACTION ; SELECT ';' ; COMMIT"),
             (std::vector<std::string_view>{"START TRANSACTION", "SELECT ';'", "COMMIT"}));
-  EXPECT_EQ(SplitStatements("CREATE PROCEDURE p() BEGIN SELECT 1; END").size(), 1u);
+  for (const char* whole : {"CREATE PROCEDURE p() BEGIN SELECT 1; END", "BEGIN NOT ATOMIC SELECT 1; SELECT 2; END",
+                            "IF @a THEN SELECT 1; END IF", "CASE @a WHEN 1 THEN SELECT 1; END CASE",
+                            "lbl: LOOP LEAVE lbl; END LOOP", "WHILE @a DO SET @a = 0; END WHILE"})
+    EXPECT_EQ(SplitStatements(whole).size(), 1u) << whole;
+  // CASE and IF as expressions inside statements split like any statement.
+  EXPECT_EQ(SplitStatements("START TRANSACTION ; UPDATE t SET a = CASE WHEN b THEN 1 END ; SELECT IF(a, 1, 2) "
+                            "FROM t ; COMMIT").size(), 4u);
+  EXPECT_EQ(SplitStatements("BEGIN ; DELETE FROM t ; COMMIT").size(), 3u);
 }
 
 // The splitting rule written plainly, one character at a time: what the fast
@@ -359,11 +366,6 @@ std::vector<std::string> SplitPlainly(const std::string& q) {
     while (e > b && (q[e - 1] == ' ' || q[e - 1] == '\n' || q[e - 1] == '\t')) --e;
     if (e > b) out.push_back(q.substr(b, e - b));
   };
-  const bool compound = q.find("END") != std::string::npos && q.find("LOOP") != std::string::npos;
-  if (q.find(';') == std::string::npos || compound) {
-    push(0, q.size());
-    return out;
-  }
   char quote = 0;
   size_t start = 0;
   for (size_t i = 0; i < q.size(); ++i) {
@@ -378,6 +380,16 @@ std::vector<std::string> SplitPlainly(const std::string& q) {
     }
   }
   push(start, q.size());
+  // Sent whole: a piece that starts with LOOP (the only compound keyword the
+  // alphabet below can spell) in a query holding END.
+  bool compound = false;
+  for (const std::string& p : out)
+    compound = compound || (p.rfind("LOOP", 0) == 0 && (p.size() == 4 || !(std::isalnum(static_cast<unsigned char>(p[4])) ||
+                                                                          p[4] == '_')));
+  if (out.size() > 1 && compound && q.find("END") != std::string::npos) {
+    out.clear();
+    push(0, q.size());
+  }
   return out;
 }
 

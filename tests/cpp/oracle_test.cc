@@ -188,6 +188,28 @@ TEST(ResultCompare, MultisetsOrderAndTolerance) {
                              "a", "b").holds);
 }
 
+TEST(ResultCompare, BitAgainstBinaryIsANumberAndCutValuesAreNamed) {
+  // A view or UNION may hand a BIT column back as VARBINARY: the same value.
+  EXPECT_TRUE(CompareResults(Rows({"BIT"}, {{"1843"}}), Rows({"VARBINARY"}, {{std::string("\x00\x00\x07\x33", 4)}}),
+                             {}, "a", "b").holds);
+  EXPECT_FALSE(CompareResults(Rows({"BIT"}, {{"1843"}}), Rows({"VARBINARY"}, {{std::string("\x07\x34", 2)}}), {},
+                              "a", "b").holds);
+  const Comparison cut = CompareResults(Rows({"VARCHAR", "INT"}, {{"-3992000000000", "1"}}),
+                                        Rows({"VARCHAR", "INT"}, {{"-39920000000", "1"}}), {}, "a", "b");
+  EXPECT_FALSE(cut.holds);
+  EXPECT_EQ(cut.kind, "truncated");
+  const Comparison other = CompareResults(Rows({"VARCHAR"}, {{"abc"}}), Rows({"VARCHAR"}, {{"abd"}}), {}, "a", "b");
+  EXPECT_FALSE(other.holds);
+  EXPECT_EQ(other.kind, "");
+  EXPECT_EQ(CompareResults(Rows({"INT"}, {{"1"}, {"2"}}), Rows({"INT"}, {{"1"}}), {}, "a", "b").kind, "");
+  // A column a UNION retyped (YEAR to INT) holds the same numbers; one that kept its type does not.
+  EXPECT_TRUE(CompareResults(Rows({"YEAR", "DECIMAL"}, {{"0000", "-7.00"}}), Rows({"BIGINT", "BIGINT"},
+                             {{"0", "-7"}}), {}, "a", "b").holds);
+  EXPECT_FALSE(CompareResults(Rows({"DECIMAL"}, {{"-0.0"}}), Rows({"DECIMAL"}, {{"0.0"}}), {}, "a", "b").holds);
+  EXPECT_FALSE(CompareResults(Rows({"YEAR"}, {{"100000000000000000"}}), Rows({"BIGINT"}, {{"100000000000000001"}}),
+                              {}, "a", "b").holds);
+}
+
 TEST(ResultCompare, RowTextShowsBytesInHex) {
   EXPECT_EQ(RowText({std::string("a\xc3\xa1"), std::nullopt, std::string("\x00\xff", 2), std::string("\xc3")}),
             "('a\xc3\xa1', NULL, X'00FF', X'C3')");

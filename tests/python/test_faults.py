@@ -303,3 +303,22 @@ def test_full_disk_under_out_still_returns_the_result(tmp_path, capfd):
         assert "cannot write" in err and "No space left" in err, err
     finally:
         os.system(f"umount -l {mount}")
+
+
+def test_lock_wait_hang_shows_what_the_server_is_doing(tmp_path):
+    # A table locked from outside: every session waits on its metadata lock.
+    # The hang finding carries the process list that says so.
+    with ManagedServer(tmp_path / "server", core_file=False) as server:
+        gauntlet.run(Grammar.from_string("query: SELECT 1 ;"), server=server, queries=1, duration=0,
+                     out=tmp_path / "load")
+        holder = gauntlet.Connection(server, database="test")
+        holder.query("LOCK TABLES A WRITE")
+        result = gauntlet.run(Grammar.from_string("query: SELECT COUNT(*) FROM A | UPDATE A SET pk = pk ;"),
+                              server=server, threads=3, duration=60, hang_timeout=3, data="none",
+                              out=tmp_path / "out")
+        del holder
+    summary = check_ended(tmp_path / "out", stop_reason="hang", findings=["hang"])
+    [hang] = summary["findings"]
+    processlist = hang["evidence"]["default"]["processlist"]
+    assert "Waiting for table metadata lock" in processlist and "LOCK TABLES" not in processlist, processlist
+    assert "SHOW FULL PROCESSLIST on default" in hang["detail"] and result.exit_code == 1

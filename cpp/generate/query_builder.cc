@@ -277,13 +277,21 @@ void QueryBuilder::Select(std::string& out, int depth, int items, std::vector<Co
     }
   }
   if (items == 0 && !rollup) {
-    if (Percent(40)) {  // by every item: a total order, so LIMIT is deterministic
+    const bool ordered = Percent(40);
+    if (ordered) {  // by every item: a total order, so LIMIT is deterministic
       out += " ORDER BY ";
       for (int i = 1; i <= n; ++i) out += (i > 1 ? ", " : "") + std::to_string(i) + (Percent(30) ? " DESC" : "");
     }
     if (Percent(20)) {
-      out += " LIMIT " + std::to_string(Below(20));
-      if (Percent(30)) out += " OFFSET " + std::to_string(Below(5));
+      if (ordered && Percent(30)) {
+        // The standard's form (MariaDB 10.6), after an ORDER BY.
+        if (Percent(50)) out += " OFFSET " + std::to_string(Below(5)) + " ROWS";
+        out += std::string(Pick({" FETCH FIRST ", " FETCH NEXT "})) + std::to_string(1 + Below(10)) +
+               Pick({" ROWS ONLY", " ROWS WITH TIES", " ROW ONLY"});
+      } else {
+        out += " LIMIT " + std::to_string(Below(20));
+        if (Percent(30)) out += " OFFSET " + std::to_string(Below(5));
+      }
     } else if (depth == 0 && Percent(3)) {
       out += Pick({" FOR UPDATE", " LOCK IN SHARE MODE", " FOR UPDATE SKIP LOCKED"});
     }

@@ -252,8 +252,8 @@ std::string Nondeterminism(const SqlShape& s) {
     }
     if (w == "OVER" && i + 1 < t.size() && (s.text(t[i + 1]) == "(" || IsName(t[i + 1])))
       return "a window function (ties in any order)";
-    if (w == "LIMIT" && (s.select_token == std::string::npos || t[i].depth > t[s.select_token].depth ||
-                         !TotallyOrdered(s)))
+    if ((w == "LIMIT" || w == "FETCH" || w == "OFFSET") &&
+        (s.select_token == std::string::npos || t[i].depth > t[s.select_token].depth || !TotallyOrdered(s)))
       return "LIMIT without a total ORDER BY";
     if ((w == "GROUP_CONCAT" || w == "JSON_ARRAYAGG") && s.IsCall(i)) {
       const size_t close = Closing(s, i + 1);

@@ -165,6 +165,8 @@ void SqlShape::FindClauses() {
     else if (Is(i, "WINDOW")) begin_at(&window, i, i);
     else if (Is(i, "ORDER") && Is(i + 1, "BY")) begin_at(&order_by, i, i + 1), ++i;
     else if (Is(i, "LIMIT")) begin_at(&limit, i, i);
+    // The standard's OFFSET n ROWS FETCH FIRST m ROWS ONLY (MariaDB 10.6): a LIMIT too.
+    else if ((Is(i, "OFFSET") || Is(i, "FETCH")) && !limit.present()) begin_at(&limit, i, i);
     else if ((Is(i, "FOR") && (Is(i + 1, "UPDATE") || Is(i + 1, "SHARE"))) || (Is(i, "LOCK") && Is(i + 1, "IN")) ||
              Is(i, "PROCEDURE")) {
       begin_at(&tail, i, i);

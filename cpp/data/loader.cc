@@ -165,6 +165,26 @@ LoadStats LoadSchema(Connection& connection, const Schema& schema, const LoadOpt
       }
     }
   }
+  // Views last: they read the tables.
+  for (const Table& view : schema.tables()) {
+    if (!view.view || view.options.empty() || stats.cancelled) continue;
+    const std::string db = view.database.empty() ? schema.databases()[0] : view.database;
+    std::string definition = view.options, algorithm;
+    if (definition.rfind("ALGORITHM=", 0) == 0) {
+      const size_t space = definition.find(' ');
+      algorithm = definition.substr(0, space) + " ";
+      definition = space == std::string::npos ? "" : definition.substr(space + 1);
+    }
+    const std::string create = "CREATE " + algorithm + "VIEW " + Quote(db) + "." + Quote(view.name) + " " + definition;
+    // The definition names its tables without their database.
+    std::string error = Try(connection, "USE " + Quote(db), "using database " + db);
+    if (error.empty()) error = Try(connection, create, "creating view " + db + "." + view.name);
+    if (!error.empty()) {
+      refused(error, create);
+      continue;
+    }
+    ++stats.tables;
+  }
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;
 }

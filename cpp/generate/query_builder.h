@@ -68,10 +68,10 @@ class QueryBuilder {
   void Reset();  // a new statement
   std::string NewAlias(char prefix);
   Rel TableRel(int table, const std::string& alias) const;
-  int PickTable();
-  // A new statement about a random table; -1 (with "DO 1" written) when the
-  // schema has none.
-  int StartOnTable(std::string& out);
+  int PickTable(int which = 0);  // Schema::TablesIn's `which`: 0 any, 1 base tables
+  // A new statement about a random table (a base table when `base_only`); -1
+  // (with "DO 1" written) when the schema has none.
+  int StartOnTable(std::string& out, bool base_only = false);
   void Select(std::string& out, int depth, int items, std::vector<Col>* shape, QueryFocus focus);
   void From(std::string& out, int depth, QueryFocus focus);
   void TableRef(std::string& out, int depth, Rel* rel);
@@ -92,7 +92,7 @@ class QueryBuilder {
 
   struct TableInfo {
     std::vector<Col> cols;
-    bool versioned = false, partitioned = false;
+    bool versioned = false, partitioned = false, view = false;
     std::vector<std::string> keys;  // index names, "PRIMARY" for the primary key
     double rows = 1;
   };

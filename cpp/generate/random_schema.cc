@@ -59,6 +59,7 @@ class Builder {
     const int n = options_.tables > 0 ? options_.tables : static_cast<int>(1 + rng_.Below(4));
     std::vector<Table> tables;
     for (int i = 1; i <= n; ++i) tables.push_back(MakeTable("t" + std::to_string(i)));
+    if (Chance(0.6)) tables.push_back(MakeView("view1", tables[Below(tables.size())]));
     return Schema({options_.database}, std::move(tables));
   }
 
@@ -67,6 +68,53 @@ class Builder {
   bool Chance(double p) { return rng_.Uniform01() < p; }
   template <class T, size_t N>
   const T& Pick(const T (&a)[N]) { return a[Below(N)]; }
+
+  // A view over `base`: a filtered MERGE view (some WITH CHECK OPTION, so
+  // that writes through it are checked), a TEMPTABLE one, DISTINCT, or
+  // grouped with a count.
+  Table MakeView(const std::string& name, const Table& base) {
+    Table v;
+    v.name = name;
+    v.view = true;
+    v.rows = base.rows;
+    std::vector<const Column*> picked;
+    for (const Column& c : base.columns)
+      if (picked.empty() || Chance(0.6)) picked.push_back(&c);
+    std::string list;
+    for (const Column* c : picked) {
+      list += (list.empty() ? "" : ", ") + ("`" + c->name + "`");
+      Column copy;
+      copy.name = c->name;
+      copy.type = c->type;
+      copy.raw = true;
+      copy.nullable = c->nullable;
+      v.columns.push_back(std::move(copy));
+    }
+    const std::string from = " FROM `" + base.name + "`";
+    const std::string first = "`" + picked[0]->name + "`";
+    switch (Below(4)) {
+      case 0:
+        v.options = "AS SELECT " + list + from + " WHERE " + first + " IS NOT NULL" +
+                    (Chance(0.5) ? " WITH CHECK OPTION" : "");
+        break;
+      case 1:
+        v.options = "ALGORITHM=TEMPTABLE AS SELECT " + list + from;
+        break;
+      case 2:
+        v.options = "AS SELECT DISTINCT " + list + from;
+        break;
+      default: {
+        v.columns.resize(1);
+        Column n;
+        n.name = "n";
+        n.type = "bigint";
+        n.raw = true;
+        v.columns.push_back(n);
+        v.options = "AS SELECT " + first + ", COUNT(*) AS `n`" + from + " GROUP BY " + first;
+      }
+    }
+    return v;
+  }
 
   Table MakeTable(const std::string& name) {
     Table t;

@@ -13,7 +13,9 @@
 // and maximum and just outside them, fractions, long decimals, '' and long
 // strings, trailing spaces, case and accent variants, zero and invalid dates,
 // boundary years, NULL) with random ones; pools repeat values, so keys see
-// duplicates. The same seed gives the same schema everywhere.
+// duplicates. Often a view `view1` over one table too: filtered (some WITH
+// CHECK OPTION), TEMPTABLE, DISTINCT or grouped. The same seed gives the same
+// schema everywhere.
 #ifndef GAUNTLET_GENERATE_RANDOM_SCHEMA_H_
 #define GAUNTLET_GENERATE_RANDOM_SCHEMA_H_
 

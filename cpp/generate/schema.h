@@ -43,7 +43,10 @@ struct Table {
   uint64_t rows = 0;
   std::string engine;
   std::vector<Column> columns;
-  std::string options;    // more CREATE TABLE options: "PARTITION BY KEY (pk) PARTITIONS 2"
+  // More CREATE TABLE options: "PARTITION BY KEY (pk) PARTITIONS 2"; for a
+  // view, its definition: "[ALGORITHM=...] AS SELECT ..." (a view without
+  // one is not created, only drawn from).
+  std::string options;
   std::vector<std::string> keys;  // more index definitions: "KEY k (k, c)"
 };
 

@@ -44,7 +44,7 @@ TEST(QueryBuilder, KnownOutputForSeedIsStableAcrossMachines) {
   EXPECT_EQ(Make("query: _query ;\n", 3, 1)->Next(),
             "SELECT ((`s1`.`c7_bit` MOD `s1`.`pk`) ^ 8) AS a1, COUNT(1) OVER (PARTITION BY `s1`.`c1_varbinary` "
             "ORDER BY DATE'1000-01-01' ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS a2, CASE WHEN 0e0 < SOME "
-            "(SELECT `s2`.`c4_enum` FROM `t2` AS s2 WHERE `s2`.`c4_enum` = `s2`.`c4_enum`) THEN UNHEX(`s1`.`c4_enum`) "
+            "(SELECT `s2`.`c4_set` FROM `t3` AS s2 WHERE `s2`.`c7_char` = `s2`.`c7_char`) THEN UNHEX(`s1`.`c4_enum`) "
             "ELSE UNHEX(HEX(`s1`.`c2_varbinary`)) END AS a3 FROM `t2` AS s1");
 }
 

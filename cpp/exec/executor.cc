@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
 
 #include "exec/error_table.h"
 #include "generate/statements.h"
@@ -75,13 +76,16 @@ nlohmann::json HangEvidence(const std::vector<Target>& targets, const std::vecto
       continue;
     }
     nlohmann::json lists = nlohmann::json::object();
-    for (const auto& [key, sql] : {std::pair<const char*, const char*>{"processlist", "SHOW FULL PROCESSLIST"},
-                                   {"innodb_status", "SHOW ENGINE INNODB STATUS"}}) {
+    // A process list's statements are cut at 300 bytes; InnoDB's status is
+    // one long value, kept whole (up to the 20,000 bytes of any list).
+    for (const auto& [key, sql, field_max] :
+         {std::tuple<const char*, const char*, size_t>{"processlist", "SHOW FULL PROCESSLIST", 300},
+          {"innodb_status", "SHOW ENGINE INNODB STATUS", 20000}}) {
       ResultSet r;
       if (!c->Execute(sql, &r).ok()) continue;
       std::string text;
       for (const auto& row : r.rows) {
-        for (size_t i = 0; i < row.size(); ++i) text += (i ? " | " : "") + row[i].value_or("NULL").substr(0, 300);
+        for (size_t i = 0; i < row.size(); ++i) text += (i ? " | " : "") + row[i].value_or("NULL").substr(0, field_max);
         text += "\n";
       }
       lists[key] = text.substr(0, 20000);

@@ -322,3 +322,4 @@ def test_lock_wait_hang_shows_what_the_server_is_doing(tmp_path):
     processlist = hang["evidence"]["default"]["processlist"]
     assert "Waiting for table metadata lock" in processlist and "LOCK TABLES" not in processlist, processlist
     assert "SHOW FULL PROCESSLIST on default" in hang["detail"] and result.exit_code == 1
+    assert "TRANSACTIONS" in hang["evidence"]["default"]["innodb_status"]  # whole, not its first 300 bytes

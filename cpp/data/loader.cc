@@ -94,6 +94,29 @@ std::string CreateTableSql(const Table& table, const std::string& database) {
   return sql;
 }
 
+std::vector<std::string> TemporaryTwinSql(const Schema& schema) {
+  std::vector<std::string> out;
+  for (const Table& t : schema.tables()) {
+    if (!t.temporary || t.view) continue;
+    const std::string db = t.database.empty() ? schema.databases().front() : t.database;
+    const std::string table = Quote(db) + "." + Quote(t.name), scratch = Quote(db) + ".`gauntlet_twin`";
+    std::string cols;
+    for (const Column& c : t.columns) {
+      std::string type = c.type;
+      for (char& ch : type) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      if (type.find(" AS (") != std::string::npos || type.find("GENERATED ALWAYS") != std::string::npos) continue;
+      cols += (cols.empty() ? "" : ", ") + Quote(c.name);
+    }
+    std::string create = CreateTableSql(t, db);
+    create.replace(0, std::string("CREATE TABLE").size(), "CREATE TEMPORARY TABLE");
+    out.push_back("BEGIN NOT ATOMIC DECLARE EXIT HANDLER FOR SQLEXCEPTION DROP TEMPORARY TABLE IF EXISTS " + scratch +
+                  "; CREATE TEMPORARY TABLE " + scratch + " AS SELECT " + cols + " FROM " + table + "; " + create +
+                  "; INSERT IGNORE INTO " + table + " (" + cols + ") SELECT " + cols + " FROM " + scratch +
+                  "; DROP TEMPORARY TABLE " + scratch + "; END");
+  }
+  return out;
+}
+
 LoadStats LoadSchema(Connection& connection, const Schema& schema, const LoadOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   LoadStats stats;
@@ -237,6 +260,13 @@ Schema IntrospectSchema(Connection& connection, const std::vector<std::string>& 
     c.indexed = !v(8).empty();
     c.auto_increment = v(9).find("auto_increment") != std::string::npos;
     tables[it->second].columns.push_back(std::move(c));
+  }
+  // A view has no row count; the query builder's cost bound needs one, so
+  // it gets its database's largest table's (a bound for a view over one table).
+  for (Table& view : tables) {
+    if (!view.view) continue;
+    for (const Table& t : tables)
+      if (!t.view && t.database == view.database) view.rows = std::max(view.rows, t.rows);
   }
   if (!databases.empty()) dbs = databases;
   return Schema(dbs, std::move(tables));

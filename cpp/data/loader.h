@@ -25,6 +25,12 @@ std::string DefaultValues(const Column& column);
 // CREATE TABLE text for one table (with its keys, engine and options).
 std::string CreateTableSql(const Table& table, const std::string& database);
 
+// What each session runs first for the schema's temporary tables: one
+// compound statement per table that copies the base table's rows into a
+// TEMPORARY TABLE of the same name and definition. A table that cannot be
+// copied (a run's DDL changed it) is left alone: the statement never fails.
+std::vector<std::string> TemporaryTwinSql(const Schema& schema);
+
 struct LoadOptions {
   uint64_t seed = 1;
   // A table or batch the server refuses throws InvalidInput (a spec written

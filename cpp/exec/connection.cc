@@ -116,7 +116,7 @@ Outcome Connection::Execute(std::string_view sql, ResultSet* result) {
           constexpr unsigned kBinaryCharset = 63;
           for (unsigned i = 0; i < n; ++i)
             result->columns.push_back({fields[i].name, TypeName(fields[i].type), fields[i].charsetnr == kBinaryCharset,
-                                       fields[i].decimals});
+                                       fields[i].decimals, fields[i].length});
         }
         while (MYSQL_ROW row = mysql_fetch_row(res)) {
           ++o.rows;

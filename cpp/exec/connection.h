@@ -38,6 +38,7 @@ struct ResultColumn {
   std::string type;     // "INT", "VARCHAR", "DATETIME", ...
   bool binary = false;  // the binary character set: bytes, not text
   unsigned decimals = 0;
+  unsigned long length = 0;  // the declared display length: M of BIT(M), N of CHAR(N) in bytes
 };
 
 struct ResultSet {

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "exec/error_table.h"
+#include "exec/hang_evidence.h"
 #include "generate/statements.h"
 
 namespace gauntlet {
@@ -23,23 +24,17 @@ int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
-double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
-
 std::string Seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g s", s);
   return buf;
 }
 
-json KindsJson(const KindCounts& k) {
-  json j = json::object();
-  for (size_t i = 0; i < k.size(); ++i) j[OutcomeKindName(static_cast<OutcomeKind>(i))] = k[i];
-  return j;
+bool SqlStartsWith(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && strncasecmp(s.data(), prefix.data(), prefix.size()) == 0;
 }
 
-bool IsCommit(std::string_view s) {
-  return s.size() >= 6 && strncasecmp(s.data(), "COMMIT", 6) == 0;
-}
+bool IsCommit(std::string_view s) { return SqlStartsWith(s, "COMMIT"); }
 
 // A statement log line; SQL that is not UTF-8 (binary values) is kept exact
 // as "sql_hex" instead.
@@ -60,135 +55,7 @@ std::string DumpLogLine(json& line) {
   }
 }
 
-// What the stuck targets are doing, for a developer to tell a server hang
-// from a lock wait: the process list and InnoDB's status, from a connection
-// of our own that may wait 5 s at most.
-nlohmann::json HangEvidence(const std::vector<Target>& targets, const std::vector<bool>& stuck) {
-  nlohmann::json evidence = nlohmann::json::object();
-  for (size_t t = 0; t < targets.size(); ++t) {
-    if (!stuck[t]) continue;
-    ConnectionParams params = targets[t].connection;
-    params.connect_timeout = params.read_timeout = 5;
-    Outcome error;
-    auto c = Connection::Open(params, &error);
-    if (!c) {
-      evidence[targets[t].name] = {{"error", error.message}};
-      continue;
-    }
-    nlohmann::json lists = nlohmann::json::object();
-    // A process list's statements are cut at 300 bytes; InnoDB's status is
-    // one long value, kept whole (up to the 20,000 bytes of any list).
-    for (const auto& [key, sql, field_max] :
-         {std::tuple<const char*, const char*, size_t>{"processlist", "SHOW FULL PROCESSLIST", 300},
-          {"innodb_status", "SHOW ENGINE INNODB STATUS", 20000}}) {
-      ResultSet r;
-      if (!c->Execute(sql, &r).ok()) continue;
-      std::string text;
-      for (const auto& row : r.rows) {
-        for (size_t i = 0; i < row.size(); ++i) text += (i ? " | " : "") + row[i].value_or("NULL").substr(0, field_max);
-        text += "\n";
-      }
-      lists[key] = text.substr(0, 20000);
-    }
-    evidence[targets[t].name] = lists;
-  }
-  return evidence;
-}
-
 }  // namespace
-
-void OracleStats::Add(const OracleStats& o) {
-  passed += o.passed;
-  fired += o.fired;
-  for (const auto& [why, n] : o.skipped) skipped[why] += n;
-}
-
-json OracleStats::ToJson() const {
-  uint64_t skips = 0;
-  for (const auto& [why, n] : skipped) skips += n;
-  return {{"checked", passed + fired + skips}, {"passed", passed}, {"fired", fired},
-          {"skipped", skips}, {"skipped_by_reason", skipped}};
-}
-
-namespace {
-
-json ErrorsJson(const std::map<unsigned, uint64_t>& errors,
-                const std::map<unsigned, std::vector<RunResult::ErrorExample>>* examples) {
-  json errs = json::array();
-  for (const auto& [code, count] : errors) {
-    json e = {{"code", code}, {"name", ErrorTable::Default().Name(code)},
-              {"kind", OutcomeKindName(ErrorTable::Default().Classify(code))}, {"count", count}};
-    if (examples != nullptr) {
-      e["examples"] = json::array();
-      if (auto it = examples->find(code); it != examples->end())
-        for (const auto& x : it->second) e["examples"].push_back({{"statement", x.statement}, {"message", x.message}});
-    }
-    errs.push_back(std::move(e));
-  }
-  return errs;
-}
-
-json LatencyJson(const LatencyHistogram& latency) {
-  return {{"p50", Ms(latency.Quantile(0.5))}, {"p95", Ms(latency.Quantile(0.95))},
-          {"p99", Ms(latency.Quantile(0.99))}, {"max", Ms(latency.max())}, {"mean", latency.mean() / 1e6}};
-}
-
-}  // namespace
-
-json TargetStats::ToJson() const {
-  return {{"name", name}, {"outcomes", KindsJson(kinds)}, {"errors", ErrorsJson(errors, nullptr)},
-          {"latency_ms", LatencyJson(latency)}};
-}
-
-json RunFailure::ToJson() const {
-  return {{"kind", kind}, {"at", at}, {"thread", thread}, {"message", message}};
-}
-
-json SecondStats::ToJson() const {
-  return {{"t", t}, {"statements", statements}, {"transactions", transactions},
-          {"outcomes", KindsJson(kinds)}, {"p50_ms", Ms(p50)}, {"p95_ms", Ms(p95)},
-          {"p99_ms", Ms(p99)}, {"max_ms", Ms(max)}};
-}
-
-json RunResult::ToJson() const {
-  json f = json::array();
-  std::map<std::string, uint64_t> by_kind;
-  uint64_t known = 0;
-  for (const Finding& x : findings) {
-    f.push_back(x.ToJson());
-    ++by_kind[x.kind];
-    known += !x.known.empty();
-  }
-  json o = json::object();
-  for (const auto& [name, stats] : oracles) o[name] = stats.ToJson();
-  json t = json::array();
-  for (const TargetStats& x : targets) t.push_back(x.ToJson());
-  json connect = json::array();
-  for (const auto& [code, count] : connect_errors)
-    connect.push_back({{"code", code}, {"name", ErrorTable::Default().Name(code)}, {"count", count}});
-  const double s = seconds > 0 ? seconds : 1;
-  return {{"seconds", seconds},
-          {"threads", threads},
-          {"seed", seed},
-          {"queries", queries},
-          {"statements", statements},
-          {"cancelled", cancelled},
-          {"transactions", transactions},
-          {"statements_per_second", statements / s},
-          {"transactions_per_second", transactions / s},
-          {"outcomes", KindsJson(kinds)},
-          {"errors", ErrorsJson(errors, &error_examples)},
-          {"latency_ms", LatencyJson(latency)},
-          {"generate_cpu_seconds", generate_seconds},
-          {"findings", f},
-          {"finding_counts", {{"total", findings.size()}, {"new", findings.size() - known}, {"known", known},
-                              {"by_kind", by_kind}}},
-          {"oracles", o},
-          {"targets", t},
-          {"error", failure ? failure->ToJson() : json(nullptr)},
-          {"connect_errors", connect},
-          {"stop_reason", stop_reason}};
-}
 
 // State shared by the workers and the watchdog.
 struct Executor::Shared {
@@ -253,6 +120,9 @@ struct Executor::Worker {
   // The session's last statements, for findings: a ring.
   std::vector<std::string> history;
   size_t history_next = 0;
+  // Its SET statements since it connected: a finding may need a setting made
+  // long before the statements the ring still holds.
+  std::vector<std::string> settings;
 
   std::atomic<int64_t> generate_start{0};   // 0 when not generating
   std::atomic<bool> done{false};
@@ -261,6 +131,11 @@ struct Executor::Worker {
     if (history.empty()) return;
     history[history_next % history.size()].assign(sql.data(), std::min<size_t>(sql.size(), 20000));
     ++history_next;
+  }
+  void RememberSetting(std::string_view sql) {
+    constexpr size_t kMaxSettings = 200;
+    if (settings.size() == kMaxSettings) settings.erase(settings.begin());
+    settings.emplace_back(sql.substr(0, 2000));
   }
   // The statements before the last one, oldest first.
   std::vector<std::string> Preceding() const {
@@ -337,6 +212,10 @@ bool Executor::Connect(Worker& w) {
   const double patience = options_.hang_timeout > 0 ? options_.hang_timeout : 60;
   const auto deadline = Clock::now() + std::chrono::duration<double>(patience);
   for (size_t t = 0; t < targets_.size(); ++t) w.session->Close(t);
+  {
+    std::lock_guard<std::mutex> lock(w.mu);
+    w.settings.clear();  // a new session starts from the server's defaults
+  }
   for (size_t t = 0; t < targets_.size(); ++t) {
     ServerProbe* probe = targets_[t].probe;
     while (true) {
@@ -390,6 +269,10 @@ void Executor::ReportCrash(Worker& w, std::string_view statement, size_t target)
   f.thread = w.id;
   f.statement = statement;
   f.preceding = w.Preceding();
+  {
+    std::lock_guard<std::mutex> lock(w.mu);
+    f.settings = w.settings;
+  }
   f.targets = {targets_[target].name};
   if (targets_[target].probe != nullptr) f.crash = targets_[target].probe->Crash();
   // The session that noticed first need not be the one that crashed it: the
@@ -400,6 +283,7 @@ void Executor::ReportCrash(Worker& w, std::string_view statement, size_t target)
       if (other->session->connection_id(target) == f.crash.connection_id && other.get() != &w) {
         f.thread = other->id;
         f.preceding.clear();  // that session's history is its own
+        f.settings.clear();
       }
   }
   if (f.crash.shutdown) {
@@ -491,13 +375,18 @@ void Executor::AddSessionFinding(Worker& w, Finding f, std::string_view statemen
   f.thread = w.id;
   f.statement = statement;
   f.preceding = w.Preceding();
+  {
+    std::lock_guard<std::mutex> lock(w.mu);
+    f.settings = w.settings;
+  }
   if (key != nullptr) f.key = key->ToJson();
   shared_->AddFinding(std::move(f));
 }
 
 void Executor::RunOracles(Worker& w, std::string_view sql, const std::vector<Outcome>& outcomes,
                           const std::vector<ResultSet>& results, const ReplayKey* key, bool others_wrote) {
-  const Observation o{w.id, sql, outcomes, results, *w.session, others_wrote};
+  Observation o{w.id, sql, outcomes, results, *w.session, others_wrote, {}};
+  if (options_.threads > 1) o.writes = {&shared_->write_epoch, &shared_->writes_in_flight};
   for (size_t i = 0; i < oracles_.size(); ++i) {
     if (shared_->stop) return;
     Verdict v = oracles_[i]->Check(o);
@@ -624,6 +513,7 @@ void Executor::RunSession(Worker& w) {
         if (first.error_code != 0 && ++w.errors[first.error_code] <= RunResult::kExamplesPerError)
           w.error_examples[first.error_code].push_back({std::string(sql.substr(0, 2000)), first.message});
         if (first.ok() && IsCommit(sql)) ++w.second_commits;
+        if (first.ok() && Verb(sql) == "SET" && !SqlStartsWith(sql, "SET STATEMENT")) w.RememberSetting(sql);
         if (n_targets > 1)
           for (size_t t = 0; t < n_targets && t <= failed; ++t) {
             TargetStats& ts = w.targets[t];

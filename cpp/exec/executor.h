@@ -34,8 +34,8 @@
 #include "exec/connection.h"
 #include "exec/crash_report.h"
 #include "exec/finding.h"
-#include "exec/histogram.h"
 #include "exec/oracle.h"
+#include "exec/run_result.h"
 #include "exec/script.h"
 #include "exec/session.h"
 #include "exec/target.h"
@@ -60,83 +60,6 @@ struct RunOptions {
   int max_depth = 64;
   std::vector<KnownBug> known_bugs;  // findings matching these are marked known
   size_t history = 20;               // statements before a finding's, kept per session
-};
-
-// Why a run could not go on through no fault of the server: the grammar failed
-// (a Perl block died, a Python rule raised, a statement over the size limit),
-// generation got stuck, or Gauntlet itself failed. Ends the run like a
-// finding does, but is not one.
-struct RunFailure {
-  std::string kind;       // "grammar", "stuck", "internal"
-  double at = 0;
-  int thread = 0;
-  std::string message;
-
-  nlohmann::json ToJson() const;
-};
-
-using KindCounts = std::array<uint64_t, static_cast<size_t>(OutcomeKind::kCount)>;
-
-struct SecondStats {
-  double t = 0;  // end of the second, from the start
-  uint64_t statements = 0;
-  uint64_t transactions = 0;
-  KindCounts kinds{};
-  int64_t p50 = 0, p95 = 0, p99 = 0, max = 0;  // nanoseconds
-
-  nlohmann::json ToJson() const;
-};
-
-// What a run's oracle did: statements it judged, and how.
-struct OracleStats {
-  uint64_t passed = 0;
-  uint64_t fired = 0;
-  std::map<std::string, uint64_t> skipped;  // by reason
-
-  void Add(const OracleStats& o);
-  nlohmann::json ToJson() const;
-};
-
-// One target's totals (all targets run the same statements).
-struct TargetStats {
-  std::string name;
-  KindCounts kinds{};
-  std::map<unsigned, uint64_t> errors;
-  LatencyHistogram latency;
-
-  nlohmann::json ToJson() const;
-};
-
-struct RunResult {
-  double seconds = 0;
-  int threads = 0;
-  uint64_t seed = 0;
-  uint64_t queries = 0;       // grammar queries generated
-  uint64_t statements = 0;    // statements that finished while the run went on
-  uint64_t cancelled = 0;     // in flight when the run ended: not in statements, errors or latency
-  uint64_t transactions = 0;  // COMMITs that succeeded
-  KindCounts kinds{};
-  std::map<unsigned, uint64_t> errors;  // by code
-  // The first few statements that met each error code, with the message.
-  struct ErrorExample {
-    std::string statement;
-    std::string message;
-  };
-  static constexpr size_t kExamplesPerError = 3;
-  std::map<unsigned, std::vector<ErrorExample>> error_examples;
-  LatencyHistogram latency;
-  std::vector<SecondStats> timeline;  // whole seconds; the last partial one is in the totals only
-  std::vector<Finding> findings;  // one per signature, with its occurrences
-  std::map<std::string, OracleStats> oracles;
-  std::vector<TargetStats> targets;
-  std::optional<RunFailure> failure;
-  std::map<unsigned, uint64_t> connect_errors;  // failed (re)connects by error code
-  // duration, queries, script (all executed), interrupted, stopped, error (see `failure`), or the
-  // kind of the finding that ended the run: crash, shutdown, hang, unreachable
-  std::string stop_reason;
-  double generate_seconds = 0;  // CPU spent generating, all workers
-
-  nlohmann::json ToJson() const;  // summary.json
 };
 
 class Executor {

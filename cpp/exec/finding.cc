@@ -32,6 +32,7 @@ json Finding::ToJson() const {
   if (!known.empty()) j["known"] = known;
   j["occurrences"] = occurrences;
   if (!preceding.empty()) j["preceding"] = preceding;
+  if (!settings.empty()) j["settings"] = settings;
   if (!key.is_null()) j["key"] = key;
   if (!evidence.is_null()) j["evidence"] = evidence;
   if (!crash.empty() || !crash.gdb_backtrace.empty()) j["crash"] = crash.ToJson();
@@ -48,6 +49,7 @@ Finding Finding::FromJson(const json& j) {
   f.thread = j.value("thread", 0);
   f.statement = j.value("statement", "");
   f.preceding = j.value("preceding", std::vector<std::string>{});
+  f.settings = j.value("settings", std::vector<std::string>{});
   f.targets = j.value("targets", std::vector<std::string>{});
   f.key = j.value("key", json());
   f.evidence = j.value("evidence", json());
@@ -128,6 +130,11 @@ void FindingLog::Write(const Finding& f) {
   std::ofstream sql(dir / "statements.sql");
   sql << "-- " << f.kind << ": " << f.signature << "\n-- session " << f.thread << ": " << f.preceding.size()
       << " statements before the one that found it, then that one\n";
+  if (!f.settings.empty()) {
+    sql << "-- the session's settings (its SET statements since it connected):\n";
+    for (const std::string& s : f.settings) sql << s << ";\n";
+    sql << "-- its last statements:\n";
+  }
   for (const std::string& s : f.preceding) sql << s << ";\n";
   sql << "-- the statement:\n" << f.statement << ";\n";
 }

@@ -32,6 +32,7 @@ struct Finding {
   int thread = 0;                // the session that saw it (0: the watchdog)
   std::string statement;         // what that session was running
   std::vector<std::string> preceding;  // that session's statements before it, oldest first
+  std::vector<std::string> settings;   // that session's SET statements since it connected
   std::vector<std::string> targets;    // the targets it concerns, by name
   nlohmann::json key;                  // the query's replay key, when generated
   nlohmann::json evidence;             // what the oracle saw (results, relation, plans)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/error.h"
+
 namespace gauntlet {
 
 int LatencyHistogram::Bucket(uint64_t v) {
@@ -49,6 +51,37 @@ int64_t LatencyHistogram::Quantile(double q) const {
     if (seen > rank) return std::min<int64_t>(static_cast<int64_t>(BucketMid(i)), max_);
   }
   return max_;
+}
+
+nlohmann::json LatencyHistogram::SummaryJson() const {
+  auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
+  return {{"p50", ms(Quantile(0.5))}, {"p95", ms(Quantile(0.95))}, {"p99", ms(Quantile(0.99))},
+          {"max", ms(max())}, {"mean", mean() / 1e6}};
+}
+
+nlohmann::json LatencyHistogram::ToJson() const {
+  nlohmann::json buckets = nlohmann::json::array();
+  for (int i = 0; i < kBuckets; ++i)
+    if (counts_[i] != 0) buckets.push_back({i, counts_[i]});
+  return {{"buckets", buckets}, {"sum_ns", static_cast<double>(sum_)}, {"min_ns", min()}, {"max_ns", max_}};
+}
+
+LatencyHistogram LatencyHistogram::FromJson(const nlohmann::json& j) {
+  LatencyHistogram h;
+  try {
+    for (const auto& b : j.at("buckets")) {
+      const int i = b.at(0).get<int>();
+      if (i < 0 || i >= kBuckets) throw InvalidInput({"latency_histogram"}, "bucket " + std::to_string(i) + " is out of range");
+      h.counts_[i] += b.at(1).get<uint64_t>();
+      h.count_ += b.at(1).get<uint64_t>();
+    }
+    h.sum_ = static_cast<__int128>(j.at("sum_ns").get<double>());
+    h.max_ = j.at("max_ns").get<int64_t>();
+    if (h.count_ != 0) h.min_ = j.at("min_ns").get<int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw InvalidInput({"latency_histogram"}, e.what());
+  }
+  return h;
 }
 
 }  // namespace gauntlet

@@ -13,6 +13,7 @@
 #ifndef GAUNTLET_EXEC_ORACLE_H_
 #define GAUNTLET_EXEC_ORACLE_H_
 
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,20 @@ class OracleError : public Error {
   explicit OracleError(const std::string& message) : Error(message) {}
 };
 
+// Other sessions' writes as an oracle sees them, to tell a bug from a
+// concurrent change: the run counts a write when it starts and when it ends.
+// Unset (one session, or no oracle watching): nothing to watch.
+struct WriteWatch {
+  static constexpr uint64_t kBusy = UINT64_MAX;
+  const std::atomic<uint64_t>* epoch = nullptr;
+  const std::atomic<int>* in_flight = nullptr;
+  // Taken before a check; Quiet(mark) after it: no write ran in between.
+  uint64_t Mark() const { return epoch == nullptr ? 0 : in_flight->load() > 0 ? kBusy : epoch->load(); }
+  bool Quiet(uint64_t mark) const {
+    return epoch == nullptr || (mark != kBusy && in_flight->load() == 0 && epoch->load() == mark);
+  }
+};
+
 struct Observation {
   int thread = 0;
   std::string_view sql;
@@ -41,6 +56,7 @@ struct Observation {
   // Another session wrote (or committed) while this statement ran on the
   // targets: the targets, or two statements in a row, may have seen different data.
   bool others_wrote = false;
+  WriteWatch writes;  // for checks that run more statements after this one
 };
 
 struct Verdict {

@@ -53,7 +53,8 @@ struct Spec {
 
 class Builder {
  public:
-  Builder(uint64_t seed, const RandomSchemaOptions& options) : rng_(seed), options_(options) {}
+  Builder(uint64_t seed, const RandomSchemaOptions& options)
+      : rng_(seed), twins_(DeriveSeed(seed, 1)), options_(options) {}
 
   Schema Build() {
     const int n = options_.tables > 0 ? options_.tables : static_cast<int>(1 + rng_.Below(4));
@@ -195,6 +196,11 @@ class Builder {
           "PARTITION p2 VALUES LESS THAN MAXVALUE)"};
       t.options = Pick(kPartitions);
     }
+    // Some plain tables get a temporary twin in every session (temporary
+    // tables take no partitions, versioning, FULLTEXT or SPATIAL keys).
+    bool plain = !versioned && !partitioned;
+    for (const std::string& k : t.keys) plain = plain && k.rfind("FULLTEXT", 0) != 0 && k.rfind("SPATIAL", 0) != 0;
+    t.temporary = twins_.Uniform01() < 0.2 && plain;  // its own stream: the schemas stay as they were
     static const uint64_t kRows[] = {0, 1, 2, 10, 50, 100, 200};
     t.rows = std::min<uint64_t>(Pick(kRows), options_.max_rows);
     return t;
@@ -495,6 +501,7 @@ class Builder {
   }
 
   Rng rng_;
+  Rng twins_;  // which tables get temporary twins
   RandomSchemaOptions options_;
 };
 

@@ -175,6 +175,7 @@ Schema Schema::FromJson(const std::string& text, const std::string& file) {
       table.name = t.at("name").get<std::string>();
       table.database = t.value("database", "");
       table.view = t.value("view", false);
+      table.temporary = t.value("temporary", false);
       if (t.contains("rows") && !t.at("rows").is_number_unsigned())
         throw InvalidInput({file, 0, 0}, path + ".rows: must be a whole number >= 0, not " + t.at("rows").dump());
       table.rows = t.value("rows", uint64_t{0});
@@ -232,6 +233,7 @@ std::string Schema::ToJson() const {
   for (const Table& t : tables_) {
     json jt = {{"name", t.name}, {"rows", t.rows}, {"view", t.view}};
     if (!t.database.empty()) jt["database"] = t.database;
+    if (t.temporary) jt["temporary"] = true;
     if (!t.engine.empty()) jt["engine"] = t.engine;
     if (!t.options.empty()) jt["options"] = t.options;
     if (!t.keys.empty()) jt["keys"] = t.keys;

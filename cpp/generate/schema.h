@@ -40,6 +40,10 @@ struct Table {
   std::string name;
   std::string database;   // empty: the schema's first database
   bool view = false;
+  // Also created by every session as a TEMPORARY TABLE of the same definition
+  // and rows, which hides the base table from that session (temporary-table
+  // code paths under the same queries); see TemporaryTwinSql in data/loader.h.
+  bool temporary = false;
   uint64_t rows = 0;
   std::string engine;
   std::vector<Column> columns;

@@ -236,6 +236,38 @@ bool ReturnsQueryRows(const SqlShape& s) {
   return verb == "SELECT" || verb == "WITH" || verb == "VALUES" || verb == "TABLE";
 }
 
+// GROUP_CONCAT/JSON_ARRAYAGG at token `call` lists its values in one order
+// only when its ORDER BY sorts by each of them: ORDER BY a constant, or by
+// another column, leaves ties in any order.
+bool OrderedAggregate(const SqlShape& s, size_t call) {
+  const auto& t = s.tokens();
+  const size_t open = call + 1, close = Closing(s, open);
+  const int inside = t[open].depth + 1;
+  size_t order = close, separator = close;
+  for (size_t j = open + 1; j < close; ++j) {
+    if (t[j].depth != inside) continue;
+    if (order == close && s.Is(j, "ORDER") && s.Is(j + 1, "BY")) order = j;
+    if (s.Is(j, "SEPARATOR") || s.Is(j, "LIMIT")) separator = std::min(separator, j);
+  }
+  if (order == close) return false;
+  size_t first = open + 1;
+  if (s.Is(first, "DISTINCT")) ++first;
+  const auto items = [&](size_t from, size_t to) {  // comma-separated, normalized
+    std::vector<std::string> out;
+    size_t begin = from;
+    for (size_t j = from; j <= to; ++j)
+      if (j == to || (t[j].depth == inside && s.text(t[j]) == ",")) {
+        if (j > begin) out.push_back(Normalized(s, SqlSpan{t[begin].begin, t[j - 1].end}));
+        begin = j + 1;
+      }
+    return out;
+  };
+  const std::vector<std::string> keys = items(order + 2, std::min(separator, close));
+  for (const std::string& value : items(first, order))
+    if (std::find(keys.begin(), keys.end(), value) == keys.end()) return false;
+  return true;
+}
+
 std::string Nondeterminism(const SqlShape& s) {
   const auto& t = s.tokens();
   for (size_t i = 0; i < t.size(); ++i) {
@@ -255,12 +287,8 @@ std::string Nondeterminism(const SqlShape& s) {
     if ((w == "LIMIT" || w == "FETCH" || w == "OFFSET") &&
         (s.select_token == std::string::npos || t[i].depth > t[s.select_token].depth || !TotallyOrdered(s)))
       return "LIMIT without a total ORDER BY";
-    if ((w == "GROUP_CONCAT" || w == "JSON_ARRAYAGG") && s.IsCall(i)) {
-      const size_t close = Closing(s, i + 1);
-      bool ordered = false;
-      for (size_t j = i + 2; j < close; ++j) ordered |= t[j].depth == t[i + 1].depth + 1 && s.Is(j, "ORDER");
-      if (!ordered) return w + " without ORDER BY (any order)";
-    }
+    if ((w == "GROUP_CONCAT" || w == "JSON_ARRAYAGG") && s.IsCall(i) && !OrderedAggregate(s, i))
+      return w + " without an ORDER BY of its values (any order)";
     if (w == "SKIP" && s.Is(i + 1, "LOCKED")) return "SKIP LOCKED";
   }
   if (std::string why = GroupingReason(s); !why.empty()) return why;

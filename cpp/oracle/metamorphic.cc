@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "exec/error_table.h"
 #include "generate/query_builder.h"
@@ -71,20 +72,41 @@ Verdict RelationOracle::Check(const Observation& o) {
     }
     Comparison c = CompareResults(left, right, plan->rules, "left", "right");
     if (c.holds) continue;
-    // Again, twice, on the data as it is now: a write in between is no bug.
-    for (int again = 0; again < 2; ++again) {
+    // Again, twice, on the data as it is now, while no other session writes:
+    // a write in between is no bug. Under constant writes that may never be.
+    int confirmed = 0;
+    for (int again = 0; again < kConfirmTries && confirmed < 2; ++again) {
+      const uint64_t mark = o.writes.Mark();
       ResultSet left2, right2;
       if (!run(left_sql, &left2).ok() || !run(right_sql, &right2).ok())
         return Verdict::Skipped("a follow-up failed on the second try");
+      if (!o.writes.Quiet(mark)) continue;
       if (!CompareResults(left, left2, {Relation::kUnordered, plan->rules.fold_strings}, "", "").holds)
         return Verdict::Skipped("the data changed meanwhile");
       if (CompareResults(left2, right2, plan->rules, "left", "right").holds)
         return Verdict::Skipped("did not repeat (a concurrent change?)");
+      ++confirmed;
+    }
+    if (confirmed < 2) return Verdict::Skipped("other sessions wrote during every re-check");
+    // The warnings both sides raise (a value converted with a warning, say):
+    // findings that share them often share a cause, so the signature has them.
+    std::set<std::string> warned;
+    for (const std::string* sql : {&left_sql, &right_sql}) {
+      ResultSet warnings;
+      if (run(*sql, nullptr).ok() && run("SHOW WARNINGS", &warnings).ok())
+        for (const auto& row : warnings.rows)
+          if (row.size() > 1 && row[1]) warned.insert(*row[1]);
+    }
+    std::string tags = c.kind.empty() ? "" : " [" + c.kind + "]";
+    if (!warned.empty()) {
+      tags += " [warnings";
+      for (const std::string& code : warned) tags += " " + code;
+      tags += "]";
     }
     Finding f;
     f.kind = finding_kind();
     f.targets = {session.target(0).name};
-    f.signature = name() + (c.kind.empty() ? "" : " [" + c.kind + "]") + ": " + shape.Skeleton();
+    f.signature = name() + tags + ": " + shape.Skeleton();
     f.detail = "relation " + std::string(RelationName(plan->rules.relation)) + " fails: " + plan->what +
                "\nleft:  " + left_sql + "\nright: " + right_sql + "\n" + c.diff;
     f.evidence = c.evidence;
@@ -186,7 +208,9 @@ std::optional<FollowUp> TlpOracle::Plan(const SqlShape& s, const Observation&, V
     return std::nullopt;
   }
   FollowUp f;
-  f.what = "WHERE p, WHERE NOT p and WHERE p IS NULL together (" + q.variant + ") against no WHERE";
+  const std::string clause = q.variant.rfind("having", 0) == 0 ? "HAVING" : "WHERE";
+  f.what = clause + " p, " + clause + " NOT p and " + clause + " p IS NULL together (" + q.variant + ") against no " +
+           clause;
   f.left = q.unfiltered;
   f.right = {q.partitioned};
   f.rules = {Relation::kUnordered, PicksAmongEquals(s)};

@@ -35,8 +35,11 @@ struct FollowUp {
   CompareRules rules;
 };
 
+// A relation that fails is confirmed twice more, each time while no other
+// session wrote (Observation::writes), within this many tries.
 class RelationOracle : public Oracle {
  public:
+  static constexpr int kConfirmTries = 6;
   bool WantsRows(std::string_view sql) const override;
   Verdict Check(const Observation& o) override;
 

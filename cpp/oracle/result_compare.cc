@@ -110,13 +110,29 @@ std::string Listed(const std::string& label, const ResultSet& r, const std::vect
   return s;
 }
 
-// The side whose column is not BIT, with its values (bytes, as BIT is sent)
-// as the decimal numbers a BIT column's values are.
+// BIT values arrive two ways: as the column's own bytes (ceil(M/8) of them,
+// big-endian, below 2^M), or, for some expressions and for columns that went
+// through a temporary table, as the number in decimal; a VARBINARY that a view
+// or UNION made of a BIT column carries the bytes. All become the decimal
+// number. A column whose values could be either (BIT(8) holding only 0..9)
+// is taken as bytes.
 ResultSet BitsAsNumbers(const ResultSet& r, const ResultSet& other) {
   ResultSet out = r;
   for (size_t i = 0; i < r.columns.size() && i < other.columns.size(); ++i) {
-    if (r.columns[i].type == "BIT" || other.columns[i].type != "BIT") continue;
+    const ResultColumn& c = r.columns[i];
+    if (c.type != "BIT" && other.columns[i].type != "BIT") continue;
     out.columns[i].type = "BIT";
+    bool bytes = true;
+    if (c.type == "BIT") {
+      const size_t n = (c.length + 7) / 8;
+      for (const auto& row : r.rows) {
+        if (!row[i]) continue;
+        uint64_t v = 0;
+        for (const unsigned char byte : *row[i]) v = v << 8 | byte;
+        if (row[i]->size() != n || n > 8 || (c.length < 64 && v >> c.length != 0)) bytes = false;
+      }
+    }
+    if (!bytes) continue;
     for (auto& row : out.rows) {
       if (!row[i] || row[i]->size() > 8) continue;
       uint64_t v = 0;
@@ -193,10 +209,17 @@ std::string RowText(const Row& row, size_t max_size) {
 
 Comparison CompareResults(const ResultSet& a_in, const ResultSet& b_in, const CompareRules& rules,
                           const std::string& a_name, const std::string& b_name) {
-  bool bits = false;
+  bool bits = false;  // and not yet numbers: BitsAsNumbers marks both sides BIT
   for (size_t i = 0; i < a_in.columns.size() && i < b_in.columns.size(); ++i)
-    bits = bits || ((a_in.columns[i].type == "BIT") != (b_in.columns[i].type == "BIT"));
-  if (bits) return CompareResults(BitsAsNumbers(a_in, b_in), BitsAsNumbers(b_in, a_in), rules, a_name, b_name);
+    bits = bits || ((a_in.columns[i].type == "BIT") != (b_in.columns[i].type == "BIT")) ||
+           (a_in.columns[i].type == "BIT" && a_in.columns[i].length != 0) ||
+           (b_in.columns[i].type == "BIT" && b_in.columns[i].length != 0);
+  if (bits) {
+    ResultSet a = BitsAsNumbers(a_in, b_in), b = BitsAsNumbers(b_in, a_in);
+    for (ResultSet* r : {&a, &b})
+      for (ResultColumn& c : r->columns) c.length = 0;
+    return CompareResults(a, b, rules, a_name, b_name);
+  }
   const ResultSet& a = a_in;
   const ResultSet& b = b_in;
   Comparison c;

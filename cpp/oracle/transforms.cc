@@ -1,6 +1,7 @@
 #include "oracle/transforms.h"
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <vector>
 
@@ -144,18 +145,49 @@ std::string WithoutIndexes(const SqlShape& s, std::string* why) {
   return out;
 }
 
-bool Tlp(const SqlShape& s, TlpQueries* out, std::string* why) {
-  if (!Filtered(s, why)) return false;
-  if (s.group_by.present() || s.having.present() || s.window.present() || s.limit.present()) {
-    *why = "GROUP BY, HAVING, WINDOW or LIMIT";
+namespace {
+
+// The three partitions of predicate p: exactly one holds for any row or group.
+std::array<std::string, 3> Partitions(std::string_view p) {
+  const std::string q(p);
+  return {"( " + q + " )", "NOT ( " + q + " )", "( " + q + " ) IS NULL"};
+}
+
+// TLP on HAVING (SQLancer's TLP-HAVING): each group lands in exactly one of
+// the three HAVING partitions, so together they are the query without HAVING.
+bool TlpHaving(const SqlShape& s, TlpQueries* out, std::string* why) {
+  if (!s.from.present()) {
+    *why = "no FROM";
     return false;
   }
-  const std::string list(s.text(s.select_list)), from(s.text(s.from)), p(s.text(s.where));
+  std::string base = Head(s) + std::string(s.text(s.select_list)) + " FROM " + std::string(s.text(s.from));
+  if (s.where.present()) base += " WHERE " + std::string(s.text(s.where));
+  if (s.group_by.present()) base += " GROUP BY " + std::string(s.text(s.group_by));
+  const auto parts = Partitions(s.text(s.having));
+  const std::string joiner = s.distinct() ? " UNION " : " UNION ALL ";
+  out->unfiltered = base;
+  out->partitioned = base + " HAVING " + parts[0] + joiner + base + " HAVING " + parts[1] + joiner + base +
+                     " HAVING " + parts[2];
+  out->variant = s.distinct() ? "having distinct" : "having";
+  return true;
+}
+
+}  // namespace
+
+bool Tlp(const SqlShape& s, TlpQueries* out, std::string* why) {
+  if (s.simple_select() && !s.window.present() && !s.limit.present() && s.having.present())
+    return TlpHaving(s, out, why);
+  if (!Filtered(s, why)) return false;
+  if (s.group_by.present() || s.window.present() || s.limit.present()) {
+    *why = "GROUP BY without HAVING, WINDOW or LIMIT";
+    return false;
+  }
+  const std::string list(s.text(s.select_list)), from(s.text(s.from));
   const std::string head = Head(s);
   const auto part = [&](const std::string& select, const std::string& where) {
     return select + " FROM " + from + " WHERE " + where;
   };
-  const std::string wheres[] = {"( " + p + " )", "NOT ( " + p + " )", "( " + p + " ) IS NULL"};
+  const auto wheres = Partitions(s.text(s.where));
   if (HasTopLevelAggregate(s)) {
     const auto items = s.Items(s.select_list);
     const auto [f, l] = s.TokenRange(s.select_list);

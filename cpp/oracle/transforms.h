@@ -27,10 +27,11 @@ std::string WithSetStatement(const SqlShape& s, const std::string& assignment);
 
 // Ternary logic partitioning: `unfiltered` must equal `partitioned` (WHERE p,
 // WHERE NOT p and WHERE p IS NULL put together) as multisets; for a single
-// MIN/MAX/SUM/COUNT, the aggregate of the partitions' aggregates.
+// MIN/MAX/SUM/COUNT, the aggregate of the partitions' aggregates. A query
+// with HAVING q is partitioned on q instead (its WHERE and GROUP BY kept).
 struct TlpQueries {
   std::string unfiltered, partitioned;
-  std::string variant;  // "rows", "distinct" or the aggregate's name
+  std::string variant;  // "rows", "distinct", the aggregate's name, "having", "having distinct"
 };
 bool Tlp(const SqlShape& s, TlpQueries* out, std::string* why);
 

@@ -111,7 +111,10 @@ std::vector<std::string> GdbCrashFrames(const std::string& gdb_output) {
   // "[Current thread is 1 (Thread 0x7f.. (LWP 1595))]" names the thread that
   // crashed; its section of `thread apply all bt` lists the frames.
   static const std::regex kCurrent(R"(\[Current thread is \d+ \(Thread (0x[0-9a-f]+) \(LWP (\d+)\)\)\])");
-  static const std::regex kGdbFrame(R"(^#\d+\s+(?:0x[0-9a-f]+ in )?([^ (]+) \()");
+  // Without debug information a frame reads "0x.. in Class::f(int, char*) ()",
+  // with it "f (arg=1) at file.cc:10": the name is what comes before " (".
+  // Parameter types stay, as the error log's demangled frames have them.
+  static const std::regex kGdbFrame(R"(^#\d+\s+(?:0x[0-9a-f]+ in )?(.+?) \()");
   std::smatch m;
   std::vector<std::string> frames;
   if (!std::regex_search(gdb_output, m, kCurrent)) return frames;

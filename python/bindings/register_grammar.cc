@@ -108,6 +108,9 @@ void RegisterGrammar(py::module_& m) {
       .def_readwrite("rows", &Table::rows, "How many rows the loader puts in it.")
       .def_readwrite("engine", &Table::engine, "The storage engine; \"\" is the server's default.")
       .def_readwrite("view", &Table::view, "A view rather than a base table.")
+      .def_readwrite("temporary", &Table::temporary,
+                     "Every session also makes a TEMPORARY TABLE twin of it (same definition and rows), "
+                     "which hides the base table from that session.")
       .def_readwrite("database", &Table::database, "Its database; \"\" is the schema's first.")
       .def_readwrite("options", &Table::options,
                      "More CREATE TABLE options: \"PARTITION BY KEY (pk) PARTITIONS 2\".")

@@ -239,6 +239,7 @@ void RegisterRun(py::module_& m) {
   });
   m.def("default_values", &DefaultValues);
   m.def("create_table_sql", &CreateTableSql);
+  m.def("temporary_twin_sql", &TemporaryTwinSql, py::arg("schema"));
   // `cancelled()` is asked between batches (with the GIL, after pending
   // signal handlers ran); returning True ends the load early.
   m.def("load_schema", [](Connection& c, const Schema& schema, uint64_t seed, bool strict,
@@ -273,6 +274,13 @@ void RegisterRun(py::module_& m) {
   // The summary of a run that ended before any session started: the same
   // shape summary.json always has.
   m.def("empty_summary", [] { return ToPython(RunResult().ToJson()); });
+  // Latency of several runs together (the rounds of a keep-going run), from
+  // their summaries' latency_histogram: (latency_ms, latency_histogram).
+  m.def("merge_latency", [](const py::list& histograms) {
+    LatencyHistogram all;
+    for (const auto& h : histograms) all.Merge(LatencyHistogram::FromJson(FromPython(h)));
+    return py::make_tuple(ToPython(all.SummaryJson()), ToPython(all.ToJson()));
+  }, py::arg("histograms"));
   m.def("introspect_schema", &IntrospectSchema, py::arg("connection"),
         py::arg("databases") = std::vector<std::string>{}, py::call_guard<py::gil_scoped_release>());
 

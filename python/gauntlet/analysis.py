@@ -32,6 +32,8 @@ def flatten(summary: dict) -> dict:
         if key == "errors":
             for e in value:
                 flat[f"errors.{e['code']}"] = e["count"]
+        elif key == "latency_histogram":
+            continue
         elif key == "connect_errors":
             for e in value:
                 flat[f"connect_errors.{e['code']}"] = e["count"]

@@ -28,7 +28,7 @@ RUN_DEFAULTS = {
     "seed": 1, "server": "default", "mysqld": [], "out": "gauntlet-run", "statement_timeout": 0.0,
     "hang_timeout": 60.0, "generate_timeout": 10.0, "statement_log": False, "max_depth": 64,
     "keep_server": False, "data_template": False, "overwrite": False,
-    "targets": None, "oracles": ["crash"], "known_bugs": None,
+    "targets": None, "oracles": ["crash"], "known_bugs": None, "keep_going": False,
 }
 # Settings whose value is text (the others are numbers or flags, checked by run()).
 _TEXT = {"grammar": str, "data": str, "server": str, "out": str, "known_bugs": str}
@@ -214,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "engine=ENGINE for the data; or a JSON object")
     r.add_argument("--oracle", action="append", metavar="NAME[,NAME...]",
                    help="checks to run: " + ", ".join(f"{n} ({what})" for n, what in _core_oracles()))
+    r.add_argument("--keep-going", action="store_true", default=None,
+                   help="after a crash, hang or shutdown: record it, start fresh servers and go on until "
+                        "--duration (rounds in OUT/rounds/NNN)")
     r.add_argument("--known-bugs", metavar="FILE",
                    help="signature patterns of known bugs, one a line (PATTERN ## NOTE): matching findings are "
                         "marked known and do not fail the run")

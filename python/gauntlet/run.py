@@ -153,6 +153,13 @@ class RunResult:
             lines.append(f"ERROR {e['kind']}{where}: {e['message']}")
         if s.get("signal"):
             lines.append(f"stopped by {s['signal']}")
+        if s.get("rounds"):
+            ended: dict = {}
+            for r in s["rounds"]:
+                ended[r["stop_reason"]] = ended.get(r["stop_reason"], 0) + 1
+            lines.append(f"rounds {len(s['rounds'])} (ended by " + ", ".join(f"{k} {v}" for k, v in ended.items())
+                         + f"): {s['seconds']:.1f} s of statements in {s.get('wall_seconds', 0):.1f} s, "
+                           f"each in {self.out / 'rounds'}/NNN")
         lines.append(f"stopped by {s['stop_reason']} after {s['seconds']:.1f} s; results in {self.out}")
         return "\n".join(lines)
 
@@ -345,7 +352,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
         keep_server: bool = False, data_template: bool = False, overwrite: bool = False,
         targets: Optional[Sequence[Union[dict, Target]]] = None,
         oracles: Union[str, Sequence[Union[str, Oracle]]] = ("crash",),
-        known_bugs: Union[None, str, os.PathLike] = None) -> RunResult:
+        known_bugs: Union[None, str, os.PathLike] = None, keep_going: bool = False) -> RunResult:
     """Runs ``grammar`` with ``threads`` sessions against a server and returns the result.
 
     ``server``: "default" (Debian's MariaDB, started by Gauntlet in OUT/server),
@@ -366,6 +373,12 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     objects (custom checks in Python). ``known_bugs``: a file
     of signature patterns (``PATTERN ## NOTE`` a line); findings that match are
     marked known and do not fail the run.
+
+    ``keep_going``: a crash, hang, shutdown or unreachable server does not end
+    the run: it is recorded, and the run goes on with fresh servers and data
+    until ``duration`` is over, as rounds in OUT/rounds/NNN (round N with seed
+    ``seed + N - 1``; each replays on its own); OUT sums them up, one finding
+    per signature with the rounds it occurred in (``gauntlet.rounds``).
 
     Every way a run can end leaves ``out/summary.json``: the duration or
     query budget, a finding (crash, shutdown, hang, unreachable, a server that
@@ -400,7 +413,15 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
               "server": _redact(server) if isinstance(server, str) else None, "mysqld": mysqld,
               "statement_log": statement_log, "targets": [t.to_dict() for t in chosen] if targets else None,
               "oracles": [_oracle_label(c) for c in checks], "known_bugs": os.fspath(known_bugs) if known_bugs else None}
-    return _run_workload(g._g, {"grammar": getattr(g, "_label", str(g))}, spec, settings, chosen, mysqld, out,
+    label = getattr(g, "_label", str(g))
+    if keep_going:
+        if keep_server:
+            raise _core.InvalidInput("keep_server: a keep-going run starts servers per round and stops each; "
+                                     "replay a round with keep_server=True to keep one")
+        from .rounds import keep_going as run_keep_going
+        return run_keep_going(g._g, label, data, settings, chosen, mysqld, out, statement_log, progress,
+                              data_template, overwrite, record, checks, known)
+    return _run_workload(g._g, {"grammar": label}, spec, settings, chosen, mysqld, out,
                          statement_log, progress, keep_server, data_template, overwrite, record, checks, known)
 
 
@@ -524,6 +545,9 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
         raise _core.InvalidInput(f"{run_dir}: no run.json: not a run folder (or a run older than replay)") from None
     except json.JSONDecodeError as e:
         raise _core.InvalidInput(f"{run_dir / 'run.json'}:{e.lineno}:{e.colno}: {e.msg}") from None
+    if recorded.get("keep_going"):
+        raise _core.InvalidInput(f"{run_dir}: a keep-going run; replay one of its rounds (a finding's \"round\"): "
+                                 f"gauntlet replay {run_dir / 'rounds' / '001'}")
     logs = sorted(run_dir.glob("statements-*.jsonl"), key=lambda p: int(re.sub(r"\D", "", p.name) or 0))
     if not logs:
         raise _core.InvalidInput(f"{run_dir}: no statements-N.jsonl: the run had no statement log "
@@ -604,12 +628,13 @@ def _run_claimed(workload, info, spec, settings, targets, mysqld, out, statement
             return stop or bool(interrupts)
 
         core_targets = []
+        twins = _core.temporary_twin_sql(spec._s) if spec is not None else []
         for target, managed, params in ready:
             if not params.database:
                 params.database = schema.databases[0] if schema.databases else "test"
             core_targets.append({"name": target.name, "connection": params,
                                  "server": managed._s if managed is not None else None,
-                                 "setup": target.session_setup() if target.is_dsn else [],
+                                 "setup": (target.session_setup() if target.is_dsn else []) + twins,
                                  "description": described[target.name]})
         summary, timeline = _core.execute_run(workload, schema, core_targets, options, oracles, {}, tick)
         if progress is True and sys.stderr.isatty():

@@ -96,6 +96,11 @@ TEST(Determinism, NondeterministicQueriesAreNamed) {
       {"SELECT a FROM t WHERE a IN (SELECT b FROM u GROUP BY c)", false},
       {"SELECT GROUP_CONCAT(a) FROM t", false},
       {"SELECT GROUP_CONCAT(a ORDER BY a) FROM t", true},
+      {"SELECT GROUP_CONCAT(DISTINCT t.a ORDER BY t.a DESC SEPARATOR '|') FROM t", true},
+      {"SELECT GROUP_CONCAT(a, b ORDER BY b, a) FROM t", true},
+      // Ties of the ORDER BY keys come in any order.
+      {"SELECT GROUP_CONCAT(a ORDER BY ExtractValue('<r/>', '/r') DESC) FROM t", false},
+      {"SELECT JSON_ARRAYAGG(a ORDER BY b) FROM t", false},
       {"SELECT ROW_NUMBER() OVER (ORDER BY a) FROM t", false},
       {"SELECT a FROM information_schema.tables", false},
       {"SELECT t.a AS g, COUNT(*) AS n FROM t GROUP BY g ORDER BY g LIMIT 2", true},
@@ -155,6 +160,20 @@ TEST(Transforms, TlpAndNorec) {
   EXPECT_FALSE(Tlp(SqlShape("SELECT COUNT(DISTINCT a) FROM t WHERE b > 1"), &q, &why));
   EXPECT_FALSE(Tlp(SqlShape("SELECT a FROM t WHERE b > 1 LIMIT 2"), &q, &why));
   EXPECT_FALSE(Tlp(SqlShape("SELECT a FROM t"), &q, &why));
+  EXPECT_FALSE(Tlp(SqlShape("SELECT a, COUNT(*) FROM t WHERE b > 1 GROUP BY a"), &q, &why));
+  // HAVING is partitioned, WHERE and GROUP BY (WITH ROLLUP) stay, ORDER BY goes.
+  ASSERT_TRUE(Tlp(SqlShape("SELECT a, SUM(b) AS s FROM t WHERE b > 1 GROUP BY a WITH ROLLUP HAVING s < 3 ORDER BY a"),
+                  &q, &why));
+  EXPECT_EQ(q.variant, "having");
+  EXPECT_EQ(q.unfiltered, "SELECT a, SUM(b) AS s FROM t WHERE b > 1 GROUP BY a WITH ROLLUP");
+  EXPECT_EQ(q.partitioned,
+            "SELECT a, SUM(b) AS s FROM t WHERE b > 1 GROUP BY a WITH ROLLUP HAVING ( s < 3 ) UNION ALL "
+            "SELECT a, SUM(b) AS s FROM t WHERE b > 1 GROUP BY a WITH ROLLUP HAVING NOT ( s < 3 ) UNION ALL "
+            "SELECT a, SUM(b) AS s FROM t WHERE b > 1 GROUP BY a WITH ROLLUP HAVING ( s < 3 ) IS NULL");
+  ASSERT_TRUE(Tlp(SqlShape("SELECT DISTINCT MAX(a) FROM t HAVING MAX(a) > 0"), &q, &why));
+  EXPECT_EQ(q.partitioned.find(" UNION SELECT DISTINCT MAX(a) FROM t HAVING NOT ( MAX(a) > 0 )") != std::string::npos,
+            true);
+  EXPECT_FALSE(Tlp(SqlShape("SELECT a FROM t GROUP BY a HAVING a > 0 LIMIT 1"), &q, &why));
   NorecQueries n;
   ASSERT_TRUE(Norec(SqlShape("SELECT a, b FROM t JOIN u USING (k) WHERE a = 1 OR b IS NULL GROUP BY a"), &n, &why));
   EXPECT_EQ(n.optimized, "SELECT COUNT(*) FROM t JOIN u USING (k) WHERE a = 1 OR b IS NULL");
@@ -198,6 +217,18 @@ TEST(ResultCompare, BitAgainstBinaryIsANumberAndCutValuesAreNamed) {
                              {}, "a", "b").holds);
   EXPECT_FALSE(CompareResults(Rows({"BIT"}, {{"1843"}}), Rows({"VARBINARY"}, {{std::string("\x07\x34", 2)}}), {},
                               "a", "b").holds);
+  // BIT(64) as the column's bytes and as decimal text (DISTINCT through a
+  // temporary table, GREATEST of BITs): the same numbers.
+  ResultSet raw = Rows({"BIT"}, {{std::string("\x00\x00\x00\x00\x00\x00\x07\x33", 8)}, {std::nullopt}});
+  ResultSet text = Rows({"BIT"}, {{"1843"}, {std::nullopt}});
+  raw.columns[0].length = text.columns[0].length = 64;
+  EXPECT_TRUE(CompareResults(raw, text, {}, "a", "b").holds);
+  text.rows[0][0] = "1844";
+  EXPECT_FALSE(CompareResults(raw, text, {}, "a", "b").holds);
+  // BIT(1) as bytes (0x01) against the text '1'.
+  ResultSet one = Rows({"BIT"}, {{std::string("\x01", 1)}}), one_text = Rows({"BIT"}, {{"1"}});
+  one.columns[0].length = one_text.columns[0].length = 1;
+  EXPECT_TRUE(CompareResults(one, one_text, {}, "a", "b").holds);
   const Comparison cut = CompareResults(Rows({"VARCHAR", "INT"}, {{"-3992000000000", "1"}}),
                                         Rows({"VARCHAR", "INT"}, {{"-39920000000", "1"}}), {}, "a", "b");
   EXPECT_FALSE(cut.holds);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "data/loader.h"
 #include "generate/random_schema.h"
 
 #include <map>
@@ -72,6 +73,34 @@ TEST(RandomSchema, EveryTypeAndKeyKindOverAFewHundredSeedsDeterministically) {
   }
   for (const auto& [what, n] : seen) EXPECT_GT(n, 0) << what << " never appeared";
   EXPECT_NE(RandomSchema(1).ToJson(), RandomSchema(2).ToJson());
+}
+
+// Some tables get a temporary twin in every session: never one that a
+// temporary table cannot be (partitioned, versioned, FULLTEXT or SPATIAL).
+TEST(RandomSchema, TemporaryTwins) {
+  int twins = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const Schema s = RandomSchema(seed);
+    const std::vector<std::string> sql = TemporaryTwinSql(s);
+    size_t n = 0;
+    for (const Table& t : s.tables()) {
+      if (!t.temporary) continue;
+      std::string text = t.options;
+      for (const std::string& k : t.keys) text += " " + k;
+      EXPECT_EQ(text.find("PARTITION"), std::string::npos) << seed;
+      EXPECT_EQ(text.find("VERSIONING"), std::string::npos) << seed;
+      EXPECT_EQ(text.find("FULLTEXT"), std::string::npos) << seed;
+      EXPECT_EQ(text.find("SPATIAL"), std::string::npos) << seed;
+      ASSERT_LT(n, sql.size());
+      EXPECT_EQ(sql[n].rfind("BEGIN NOT ATOMIC DECLARE EXIT HANDLER", 0), 0u);
+      EXPECT_NE(sql[n].find("CREATE TEMPORARY TABLE `test`.`" + t.name + "` ("), std::string::npos) << sql[n];
+      ++n;
+    }
+    EXPECT_EQ(n, sql.size());
+    twins += static_cast<int>(n);
+    EXPECT_EQ(Schema::FromJson(s.ToJson()).ToJson(), s.ToJson());
+  }
+  EXPECT_GT(twins, 40);
 }
 
 }  // namespace

@@ -160,5 +160,27 @@ TEST(CrashReport, TheCrashingQueryAndSessionAreRead) {
   EXPECT_EQ(r.query, "");
 }
 
+// A stripped server's core, as gdb shows it: the crashing thread's frames
+// carry parameter types (as the error log's demangled ones do) and the
+// unknown and library frames around them do not hide them.
+TEST(CrashReport, GdbFramesOfTheCrashingThread) {
+  const std::string gdb =
+      "[Current thread is 1 (Thread 0x7efe140dc6c0 (LWP 32573))]\n\n"
+      "Thread 2 (Thread 0x7efe17694880 (LWP 32553)):\n"
+      "#0  0x00007efe16d1a26f in __GI___poll (fds=0x55, nfds=2, timeout=-1) at poll.c:29\n"
+      "#1  0x0000557315a2a94f in handle_connections_sockets() ()\n\n"
+      "Thread 1 (Thread 0x7efe140dc6c0 (LWP 32573)):\n"
+      "#0  0x0000557315c9700f in Item_func_json_extract::read_json(String*, json_value_types*, char**, int*) ()\n"
+      "#1  0x0000557315c9a4f0 in Arg_comparator::compare_e_json_str_basic(Item*, Item*) ()\n"
+      "#2  0x0000557315b5cdc7 in ?? ()\n"
+      "#3  0x0000557315d9fb2b in Item_func_equal::val_bool() const ()\n"
+      "#4  0x00007efe16ca71f5 in start_thread (arg=<optimized out>) at ./nptl/pthread_create.c:442\n\n"
+      "Thread 3 (Thread 0x1 (LWP 1)):\n#0  0x1 in other ()\n";
+  EXPECT_EQ(GdbCrashFrames(gdb), (std::vector<std::string>{
+      "Item_func_json_extract::read_json(String*, json_value_types*, char**, int*)",
+      "Arg_comparator::compare_e_json_str_basic(Item*, Item*)", "Item_func_equal::val_bool() const",
+      "start_thread"}));
+}
+
 }  // namespace
 }  // namespace gauntlet

@@ -78,6 +78,12 @@ CASES = {
     "unclosed built-in arguments": (lambda p: ["--grammar", config(p, "query: SELECT _uniform(1, ;\n", "g.yy")],
                                     "g.yy:1:23: _uniform: arguments are numbers"),
     "data spec folder": (lambda p: ["--grammar", OPTIMIZER, "--data", str(p)], "not a folder"),
+    "keep going without duration": (lambda p: ["--grammar", OPTIMIZER, "--keep-going", "--duration", "0",
+                                               "--queries", "5"], "keep_going: a keep-going run ends by its duration"),
+    "keep going on a dsn": (lambda p: ["--grammar", OPTIMIZER, "--keep-going", "--server",
+                                       "mysql://root@127.0.0.1:1/t"], "each round starts fresh servers"),
+    "keep going keeps no server": (lambda p: ["--grammar", OPTIMIZER, "--keep-going", "--keep-server"],
+                                   "keep_server: a keep-going run"),
 }
 
 

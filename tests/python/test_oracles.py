@@ -278,6 +278,30 @@ def test_python_oracle_fires_skips_and_follows_up(tmp_path):
         gauntlet.run(g, oracles=[42], out=tmp_path / "x")
 
 
+class _FiresOnLast(gauntlet.Oracle):
+    """Fires on the statement that selects 'last'."""
+    name = "last"
+
+    def wants_rows(self, sql):
+        return False
+
+    def check(self, obs):
+        return "the last one" if "'last'" in obs.sql else None
+
+
+def test_a_finding_carries_its_sessions_settings_from_long_before(tmp_path):
+    # 40 statements after the SETs: out of the finding's last-statements window (20), still its settings.
+    g = gauntlet.Grammar.from_string(
+        "query_init: SET SESSION sql_mode = 'ANSI' ; SET @x = 1 ; SET STATEMENT max_statement_time = 1 FOR SELECT 1 ;\n"
+        "query: { $n++ < 40 ? 'SELECT 1' : \"SELECT 'last'\" } ;")
+    r = gauntlet.run(g, threads=1, queries=42, duration=0, out=tmp_path / "run", oracles=[_FiresOnLast()])
+    (f,) = r.findings
+    assert f["settings"] == ["SET SESSION sql_mode = 'ANSI'", "SET @x = 1"], f
+    assert not any(p.startswith("SET") for p in f["preceding"])
+    sql = (tmp_path / "run" / "findings" / f["id"] / "statements.sql").read_text()
+    assert sql.index("SET SESSION sql_mode = 'ANSI';") < sql.index("SELECT 'last';")
+
+
 def test_cli_targets_oracles_and_config(tmp_path):
     import subprocess
     import sys

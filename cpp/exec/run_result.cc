@@ -1,0 +1,109 @@
+#include "exec/run_result.h"
+
+#include "exec/error_table.h"
+
+namespace gauntlet {
+namespace {
+
+using nlohmann::json;
+
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+json KindsJson(const KindCounts& k) {
+  json j = json::object();
+  for (size_t i = 0; i < k.size(); ++i) j[OutcomeKindName(static_cast<OutcomeKind>(i))] = k[i];
+  return j;
+}
+
+}  // namespace
+
+void OracleStats::Add(const OracleStats& o) {
+  passed += o.passed;
+  fired += o.fired;
+  for (const auto& [why, n] : o.skipped) skipped[why] += n;
+}
+
+json OracleStats::ToJson() const {
+  uint64_t skips = 0;
+  for (const auto& [why, n] : skipped) skips += n;
+  return {{"checked", passed + fired + skips}, {"passed", passed}, {"fired", fired},
+          {"skipped", skips}, {"skipped_by_reason", skipped}};
+}
+
+namespace {
+
+json ErrorsJson(const std::map<unsigned, uint64_t>& errors,
+                const std::map<unsigned, std::vector<RunResult::ErrorExample>>* examples) {
+  json errs = json::array();
+  for (const auto& [code, count] : errors) {
+    json e = {{"code", code}, {"name", ErrorTable::Default().Name(code)},
+              {"kind", OutcomeKindName(ErrorTable::Default().Classify(code))}, {"count", count}};
+    if (examples != nullptr) {
+      e["examples"] = json::array();
+      if (auto it = examples->find(code); it != examples->end())
+        for (const auto& x : it->second) e["examples"].push_back({{"statement", x.statement}, {"message", x.message}});
+    }
+    errs.push_back(std::move(e));
+  }
+  return errs;
+}
+
+}  // namespace
+
+json TargetStats::ToJson() const {
+  return {{"name", name}, {"outcomes", KindsJson(kinds)}, {"errors", ErrorsJson(errors, nullptr)},
+          {"latency_ms", latency.SummaryJson()}, {"latency_histogram", latency.ToJson()}};
+}
+
+json RunFailure::ToJson() const {
+  return {{"kind", kind}, {"at", at}, {"thread", thread}, {"message", message}};
+}
+
+json SecondStats::ToJson() const {
+  return {{"t", t}, {"statements", statements}, {"transactions", transactions},
+          {"outcomes", KindsJson(kinds)}, {"p50_ms", Ms(p50)}, {"p95_ms", Ms(p95)},
+          {"p99_ms", Ms(p99)}, {"max_ms", Ms(max)}};
+}
+
+json RunResult::ToJson() const {
+  json f = json::array();
+  std::map<std::string, uint64_t> by_kind;
+  uint64_t known = 0;
+  for (const Finding& x : findings) {
+    f.push_back(x.ToJson());
+    ++by_kind[x.kind];
+    known += !x.known.empty();
+  }
+  json o = json::object();
+  for (const auto& [name, stats] : oracles) o[name] = stats.ToJson();
+  json t = json::array();
+  for (const TargetStats& x : targets) t.push_back(x.ToJson());
+  json connect = json::array();
+  for (const auto& [code, count] : connect_errors)
+    connect.push_back({{"code", code}, {"name", ErrorTable::Default().Name(code)}, {"count", count}});
+  const double s = seconds > 0 ? seconds : 1;
+  return {{"seconds", seconds},
+          {"threads", threads},
+          {"seed", seed},
+          {"queries", queries},
+          {"statements", statements},
+          {"cancelled", cancelled},
+          {"transactions", transactions},
+          {"statements_per_second", statements / s},
+          {"transactions_per_second", transactions / s},
+          {"outcomes", KindsJson(kinds)},
+          {"errors", ErrorsJson(errors, &error_examples)},
+          {"latency_ms", latency.SummaryJson()},
+          {"latency_histogram", latency.ToJson()},
+          {"generate_cpu_seconds", generate_seconds},
+          {"findings", f},
+          {"finding_counts", {{"total", findings.size()}, {"new", findings.size() - known}, {"known", known},
+                              {"by_kind", by_kind}}},
+          {"oracles", o},
+          {"targets", t},
+          {"error", failure ? failure->ToJson() : json(nullptr)},
+          {"connect_errors", connect},
+          {"stop_reason", stop_reason}};
+}
+
+}  // namespace gauntlet

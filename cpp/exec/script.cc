@@ -19,8 +19,7 @@ uint64_t Script::size() const {
 uint64_t Script::MustFinishBefore(size_t session, const ScriptStatement& s) const {
   // A reply takes tens of microseconds to come back over a socket, more under
   // load; a statement that waited on a lock runs for longer than this.
-  constexpr double kReply = 0.001;  // seconds
-  constexpr double kQuick = 0.010;
+  const double kQuick = std::max(0.010, 10 * reply_window);
   // Within a session statements run one after another: end times ascend.
   const auto& list = sessions[session];
   size_t n = static_cast<size_t>(std::lower_bound(list.begin(), list.end(), s.start,
@@ -28,7 +27,7 @@ uint64_t Script::MustFinishBefore(size_t session, const ScriptStatement& s) cons
                                  list.begin());
   if (n < list.size()) {
     const ScriptStatement& running = list[n];
-    if (running.rank < s.rank && running.end < s.start + kReply && running.end - running.start < kQuick)
+    if (running.rank < s.rank && running.end < s.start + reply_window && running.end - running.start < kQuick)
       ++n;
   }
   return n;

@@ -33,12 +33,16 @@ struct ScriptStatement {
 struct Script {
   std::vector<std::vector<ScriptStatement>> sessions;
   bool ordered = true;
+  // How long after a statement started another session's quick statement may
+  // have ended and still count as applied first (its reply on the way). A
+  // loaded machine delays replies: replay's later attempts widen it.
+  double reply_window = 0.001;  // seconds
 
   uint64_t size() const;
   // How many statements of `session` must have finished before `s` starts:
   // those that ended in the run before `s` started, and one still running
-  // then that was quick and ended right after: the server most likely
-  // applied it first (its reply was still on the way).
+  // then that was quick and ended within reply_window: the server most
+  // likely applied it first (its reply was still on the way).
   uint64_t MustFinishBefore(size_t session, const ScriptStatement& s) const;
   // Reads statements-N.jsonl files (their header lines are skipped). `sessions`: 0 keeps the run's sessions
   // (one per thread that logged anything, in thread order); 1 puts every

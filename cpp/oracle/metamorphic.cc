@@ -208,7 +208,7 @@ std::optional<FollowUp> TlpOracle::Plan(const SqlShape& s, const Observation&, V
     return std::nullopt;
   }
   FollowUp f;
-  const std::string clause = q.variant.rfind("having", 0) == 0 ? "HAVING" : "WHERE";
+  const std::string clause = q.variant.rfind("having", 0) == 0 ? "HAVING" : q.variant.rfind("on ", 0) == 0 ? "ON" : "WHERE";
   f.what = clause + " p, " + clause + " NOT p and " + clause + " p IS NULL together (" + q.variant + ") against no " +
            clause;
   f.left = q.unfiltered;

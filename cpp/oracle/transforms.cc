@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -174,20 +175,61 @@ bool TlpHaving(const SqlShape& s, TlpQueries* out, std::string* why) {
 
 }  // namespace
 
+namespace {
+
+// An inner join's ON predicate at the top of FROM, split out: FROM is
+// before + " ON " + predicate + after. None when FROM has an outer or natural
+// join (there ON is no filter), or no ON.
+struct OnPredicate {
+  std::string before, predicate, after;
+};
+
+std::optional<OnPredicate> InnerJoinOn(const SqlShape& s) {
+  if (!s.from.present()) return std::nullopt;
+  const auto& t = s.tokens();
+  const auto [first, last] = s.TokenRange(s.from);
+  if (first == last) return std::nullopt;
+  const int level = t[first].depth;
+  size_t on = last;
+  for (size_t i = first; i < last; ++i) {
+    if (t[i].depth != level || t[i].kind != SqlToken::kWord) continue;
+    const std::string w = Upper(s.text(t[i]));
+    if (w == "LEFT" || w == "RIGHT" || w == "NATURAL" || w == "OUTER" || w == "FULL") return std::nullopt;
+    if (w == "ON" && on == last) on = i;
+  }
+  if (on == last || on == first || on + 1 == last) return std::nullopt;
+  size_t end = on + 1;
+  while (end < last && !(t[end].depth == level && (s.text(t[end]) == "," || s.Is(end, "JOIN") || s.Is(end, "INNER") ||
+                                                   s.Is(end, "CROSS") || s.Is(end, "STRAIGHT_JOIN"))))
+    ++end;
+  const std::string_view sql = s.text(SqlSpan{0, s.from.end});
+  return OnPredicate{std::string(sql.substr(s.from.begin, t[on - 1].end - s.from.begin)),
+                     std::string(s.text(SqlSpan{t[on + 1].begin, t[end - 1].end})),
+                     std::string(sql.substr(t[end - 1].end, s.from.end - t[end - 1].end))};
+}
+
+}  // namespace
+
 bool Tlp(const SqlShape& s, TlpQueries* out, std::string* why) {
   if (s.simple_select() && !s.window.present() && !s.limit.present() && s.having.present())
     return TlpHaving(s, out, why);
-  if (!Filtered(s, why)) return false;
+  // The predicate partitioned: WHERE's, else an inner join's ON (the same filter there).
+  std::optional<OnPredicate> on;
+  if (s.simple_select() && !s.where.present()) on = InnerJoinOn(s);
+  if (!on && !Filtered(s, why)) return false;
   if (s.group_by.present() || s.window.present() || s.limit.present()) {
     *why = "GROUP BY without HAVING, WINDOW or LIMIT";
     return false;
   }
   const std::string list(s.text(s.select_list)), from(s.text(s.from));
   const std::string head = Head(s);
-  const auto part = [&](const std::string& select, const std::string& where) {
-    return select + " FROM " + from + " WHERE " + where;
+  // The query with `p` in the predicate's place; "" for none.
+  const auto part = [&](const std::string& select, const std::string& p) {
+    if (on) return select + " FROM " + on->before + " ON " + (p.empty() ? "1" : p) + on->after;
+    return select + " FROM " + from + (p.empty() ? "" : " WHERE " + p);
   };
-  const auto wheres = Partitions(s.text(s.where));
+  const auto wheres = Partitions(on ? on->predicate : s.text(s.where));
+  const std::string where = on ? "on " : "";
   if (HasTopLevelAggregate(s)) {
     const auto items = s.Items(s.select_list);
     const auto [f, l] = s.TokenRange(s.select_list);
@@ -203,27 +245,32 @@ bool Tlp(const SqlShape& s, TlpQueries* out, std::string* why) {
       return false;
     }
     const std::string outer = agg == "COUNT" ? "SUM" : agg;
-    out->unfiltered = head + list + " FROM " + from;
+    out->unfiltered = part(head + list, "");
     out->partitioned = "SELECT " + outer + "(gauntlet_a) FROM ( " + part(head + list + " AS gauntlet_a", wheres[0]) +
                        " UNION ALL " + part(head + list + " AS gauntlet_a", wheres[1]) + " UNION ALL " +
                        part(head + list + " AS gauntlet_a", wheres[2]) + " ) AS gauntlet_tlp";
-    out->variant = agg;
+    out->variant = where + agg;
     return true;
   }
   const std::string joiner = s.distinct() ? " UNION " : " UNION ALL ";
-  out->unfiltered = head + list + " FROM " + from;
+  out->unfiltered = part(head + list, "");
   out->partitioned = part(head + list, wheres[0]) + joiner + part(head + list, wheres[1]) + joiner +
                      part(head + list, wheres[2]);
-  out->variant = s.distinct() ? "distinct" : "rows";
+  out->variant = where + (s.distinct() ? "distinct" : "rows");
   return true;
 }
 
 bool Norec(const SqlShape& s, NorecQueries* out, std::string* why) {
-  if (!Filtered(s, why)) return false;
-  const std::string from(s.text(s.from)), p(s.text(s.where));
-  out->optimized = "SELECT COUNT(*) FROM " + from + " WHERE " + p;
+  // WHERE p, else an inner join's ON p (as TLP takes them).
+  std::optional<OnPredicate> on;
+  if (s.simple_select() && !s.where.present()) on = InnerJoinOn(s);
+  if (!on && !Filtered(s, why)) return false;
+  const std::string p = on ? on->predicate : std::string(s.text(s.where));
+  const std::string filtered = on ? on->before + " ON " + p + on->after : std::string(s.text(s.from)) + " WHERE " + p;
+  const std::string all = on ? on->before + " ON 1" + on->after : std::string(s.text(s.from));
+  out->optimized = "SELECT COUNT(*) FROM " + filtered;
   out->unoptimized = "SELECT COALESCE(SUM(gauntlet_t), 0) FROM ( SELECT ( " + p + " ) IS TRUE AS gauntlet_t FROM " +
-                     from + " ) AS gauntlet_norec";
+                     all + " ) AS gauntlet_norec";
   return true;
 }
 

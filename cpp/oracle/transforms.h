@@ -28,10 +28,12 @@ std::string WithSetStatement(const SqlShape& s, const std::string& assignment);
 // Ternary logic partitioning: `unfiltered` must equal `partitioned` (WHERE p,
 // WHERE NOT p and WHERE p IS NULL put together) as multisets; for a single
 // MIN/MAX/SUM/COUNT, the aggregate of the partitions' aggregates. A query
-// with HAVING q is partitioned on q instead (its WHERE and GROUP BY kept).
+// with HAVING q is partitioned on q instead (its WHERE and GROUP BY kept); one
+// without WHERE on its first inner join's ON predicate (ON 1 unfiltered).
 struct TlpQueries {
   std::string unfiltered, partitioned;
-  std::string variant;  // "rows", "distinct", the aggregate's name, "having", "having distinct"
+  // "rows", "distinct", the aggregate's name, each "on ..." for ON; "having", "having distinct"
+  std::string variant;
 };
 bool Tlp(const SqlShape& s, TlpQueries* out, std::string* why);
 

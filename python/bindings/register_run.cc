@@ -329,6 +329,7 @@ void RegisterRun(py::module_& m) {
       }, py::arg("files"), py::arg("sessions") = 0, py::arg("until_seq") = 0,
          py::call_guard<py::gil_scoped_release>())
       .def_readwrite("ordered", &Script::ordered)
+      .def_readwrite("reply_window", &Script::reply_window)
       .def_property_readonly("sessions", [](const Script& s) { return s.sessions.size(); })
       .def_property_readonly("statements", &Script::size);
 

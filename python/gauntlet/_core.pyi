@@ -170,6 +170,7 @@ class Script:
     @staticmethod
     def from_statement_logs(files: List[str], sessions: int = ..., until_seq: int = ...) -> Script: ...
     ordered: Any
+    reply_window: Any
     sessions: Any
     statements: Any
 

@@ -535,8 +535,9 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
     Findings are reported as a run reports them; results go to ``out``
     (default RUN_DIR/replay). Statements sent microseconds apart can reach
     the server in either order, so a race may need more than one replay:
-    ``attempts`` replays (each on a fresh server) until one finds something;
-    ``summary()["attempt"]`` says which.
+    ``attempts`` replays (each on a fresh server) until one finds something,
+    each later one counting a statement that ended up to 1, 4, 16, then 64 ms
+    after another started as applied before it; ``summary()["attempt"]`` says which.
     """
     run_dir = pathlib.Path(run_dir)
     try:
@@ -585,6 +586,9 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
               if not n.startswith("custom:") and (n not in ("differential", "timing") or len(chosen) > 1)]
     known = _known_bugs(recorded.get("known_bugs"))
     for attempt in range(1, attempts + 1):
+        # Later attempts take a statement that ended up to 1, 4, 16, 64 ms after another one started as applied
+        # before it: a loaded machine delays replies, and the run's order may be the one that shows the bug.
+        script.reply_window = 0.001 * 4 ** min(attempt - 1, 3)
         result = _run_workload(script, {"grammar": f"replay of {run_dir}", "attempt": attempt}, spec, settings,
                                chosen, mysqld, run_dir / "replay" if out is None else out, statement_log, progress,
                                keep_server, False, overwrite or attempt > 1, record, checks, known)

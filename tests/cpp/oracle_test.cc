@@ -174,6 +174,25 @@ TEST(Transforms, TlpAndNorec) {
   EXPECT_EQ(q.partitioned.find(" UNION SELECT DISTINCT MAX(a) FROM t HAVING NOT ( MAX(a) > 0 )") != std::string::npos,
             true);
   EXPECT_FALSE(Tlp(SqlShape("SELECT a FROM t GROUP BY a HAVING a > 0 LIMIT 1"), &q, &why));
+  // Without WHERE: the first inner join's ON predicate, the rest of FROM kept.
+  ASSERT_TRUE(Tlp(SqlShape("SELECT t.a FROM t JOIN u ON t.a = u.b JOIN v ON (SELECT 1) = v.c ORDER BY 1"), &q, &why));
+  EXPECT_EQ(q.variant, "on rows");
+  EXPECT_EQ(q.unfiltered, "SELECT t.a FROM t JOIN u ON 1 JOIN v ON (SELECT 1) = v.c");
+  EXPECT_EQ(q.partitioned,
+            "SELECT t.a FROM t JOIN u ON ( t.a = u.b ) JOIN v ON (SELECT 1) = v.c UNION ALL "
+            "SELECT t.a FROM t JOIN u ON NOT ( t.a = u.b ) JOIN v ON (SELECT 1) = v.c UNION ALL "
+            "SELECT t.a FROM t JOIN u ON ( t.a = u.b ) IS NULL JOIN v ON (SELECT 1) = v.c");
+  ASSERT_TRUE(Tlp(SqlShape("SELECT COUNT(*) FROM t STRAIGHT_JOIN u ON t.a < u.b"), &q, &why));
+  EXPECT_EQ(q.variant, "on COUNT");
+  EXPECT_EQ(q.unfiltered, "SELECT COUNT(*) FROM t STRAIGHT_JOIN u ON 1");
+  // An outer join's ON is no filter; USING has no predicate to partition.
+  EXPECT_FALSE(Tlp(SqlShape("SELECT t.a FROM t LEFT JOIN u ON t.a = u.b"), &q, &why));
+  EXPECT_FALSE(Tlp(SqlShape("SELECT t.a FROM t JOIN u USING (a)"), &q, &why));
+  NorecQueries on;
+  ASSERT_TRUE(Norec(SqlShape("SELECT t.a FROM t INNER JOIN u ON t.a = u.b"), &on, &why));
+  EXPECT_EQ(on.optimized, "SELECT COUNT(*) FROM t INNER JOIN u ON t.a = u.b");
+  EXPECT_EQ(on.unoptimized, "SELECT COALESCE(SUM(gauntlet_t), 0) FROM ( SELECT ( t.a = u.b ) IS TRUE AS gauntlet_t "
+                            "FROM t INNER JOIN u ON 1 ) AS gauntlet_norec");
   NorecQueries n;
   ASSERT_TRUE(Norec(SqlShape("SELECT a, b FROM t JOIN u USING (k) WHERE a = 1 OR b IS NULL GROUP BY a"), &n, &why));
   EXPECT_EQ(n.optimized, "SELECT COUNT(*) FROM t JOIN u USING (k) WHERE a = 1 OR b IS NULL");

@@ -34,8 +34,6 @@ uint64_t Script::MustFinishBefore(size_t session, const ScriptStatement& s) cons
 }
 
 Script Script::FromStatementLogs(const std::vector<std::string>& files, int sessions, uint64_t until_seq) {
-  if (sessions < 0 || sessions > 1)
-    throw InvalidInput({"sessions", 0, 0}, "must be 0 (the run's sessions) or 1 (one session)");
   std::vector<ScriptStatement> all;
   for (const std::string& file : files) {
     std::ifstream in(file);
@@ -68,6 +66,12 @@ Script Script::FromStatementLogs(const std::vector<std::string>& files, int sess
       if (until_seq == 0 || s.seq < until_seq) all.push_back(std::move(s));
     }
   }
+  return FromStatements(std::move(all), sessions);
+}
+
+Script Script::FromStatements(std::vector<ScriptStatement> all, int sessions) {
+  if (sessions < 0 || sessions > 1)
+    throw InvalidInput({"sessions", 0, 0}, "must be 0 (the run's sessions) or 1 (one session)");
   std::sort(all.begin(), all.end(), [](const ScriptStatement& a, const ScriptStatement& b) { return a.seq < b.seq; });
   Script script;
   std::map<int, size_t> session_of;  // run thread -> session

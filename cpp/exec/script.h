@@ -28,6 +28,9 @@ struct ScriptStatement {
   double start = 0, end = 0;  // seconds since the run started
   double gap = 0;             // seconds after the start of the statement ranked before it
   std::string sql;
+  // Whether the run's oracles check it (a reducer checks only the statement
+  // that found the bug; crashes and corruption are noticed everywhere).
+  bool check = true;
 };
 
 struct Script {
@@ -51,6 +54,9 @@ struct Script {
   // InvalidInput naming the file and line.
   static Script FromStatementLogs(const std::vector<std::string>& files, int sessions,
                                   uint64_t until_seq = 0);
+  // The same from statements already read (seq, thread, start, end, sql and
+  // check set): sorts them by seq and gives them ranks and gaps.
+  static Script FromStatements(std::vector<ScriptStatement> all, int sessions);
 };
 
 }  // namespace gauntlet

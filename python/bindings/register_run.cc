@@ -9,6 +9,7 @@
 #include "exec/executor.h"
 #include "generate/perl_runtime.h"
 #include "oracle/registry.h"
+#include "server/crash_log.h"
 #include "oracle/sql_shape.h"
 #include "server/datadir_template.h"
 #include "server/managed_server.h"
@@ -195,6 +196,11 @@ void RegisterRun(py::module_& m) {
       .def_readwrite("core_file", &ServerOptions::core_file)
       .def_readwrite("die_with_parent", &ServerOptions::die_with_parent);
 
+  // The crash an error log records (signal, frames, signature), for logs of
+  // servers Gauntlet did not start (mysql-test-run's).
+  m.def("crash_report_from_log", [](const std::string& log) { return ToPython(ParseCrashReport(log).ToJson()); },
+        py::arg("log"));
+
   py::class_<ManagedServer>(m, "ManagedServer")
       .def(py::init<ServerOptions>())
       .def_static("attach", &ManagedServer::Attach)
@@ -328,6 +334,24 @@ void RegisterRun(py::module_& m) {
         return std::make_shared<Script>(Script::FromStatementLogs(files, sessions, until_seq));
       }, py::arg("files"), py::arg("sessions") = 0, py::arg("until_seq") = 0,
          py::call_guard<py::gil_scoped_release>())
+      // `statements`: dicts with seq, thread, start, end, sql (str or bytes)
+      // and check (whether the oracles check it; default True).
+      .def_static("from_statements", [](const py::list& statements, int sessions) {
+        std::vector<ScriptStatement> all;
+        for (const auto& item : statements) {
+          const py::dict d = item.cast<py::dict>();
+          ScriptStatement s;
+          s.seq = d["seq"].cast<uint64_t>();
+          s.thread = d["thread"].cast<int>();
+          s.start = d.contains("start") ? d["start"].cast<double>() : 0.0;
+          s.end = d.contains("end") ? d["end"].cast<double>() : 0.0;
+          s.sql = d["sql"].cast<std::string>();
+          s.check = d.contains("check") ? d["check"].cast<bool>() : true;
+          if (s.thread < 1) throw InvalidInput({"statements", 0, 0}, "thread must be 1 or more");
+          all.push_back(std::move(s));
+        }
+        return std::make_shared<Script>(Script::FromStatements(std::move(all), sessions));
+      }, py::arg("statements"), py::arg("sessions") = 0)
       .def_readwrite("ordered", &Script::ordered)
       .def_readwrite("reply_window", &Script::reply_window)
       .def_property_readonly("sessions", [](const Script& s) { return s.sessions.size(); })

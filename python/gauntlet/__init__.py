@@ -18,13 +18,14 @@ from .grammar import (Column, Coverage, Generator, Grammar, RuleContext, Schema,
 from .analysis import compare
 from .oracle import Observation, Oracle, Skip
 from .run import Run, RunResult, replay, run
+from .reduction import Reduction, reduce
 from .targets import Target
 from .server import Connection, ManagedServer, ServerError, parse_dsn
 
 __all__ = [
     "Column", "Connection", "Coverage", "compare", "GauntletError", "GenerationError", "Generator", "Grammar",
-    "InvalidInput", "ManagedServer", "Observation", "Oracle", "RuleContext", "Run", "RunResult", "Schema",
-    "ServerError", "Skip", "Table", "Target", "parse_dsn", "replay", "run", "split_statements",
+    "InvalidInput", "ManagedServer", "Observation", "Oracle", "Reduction", "RuleContext", "Run", "RunResult", "Schema",
+    "ServerError", "Skip", "Table", "Target", "parse_dsn", "reduce", "replay", "run", "split_statements",
 ]
 __version__ = "0.1.0"
 

@@ -18,6 +18,7 @@ import sys
 from . import GauntletError, InvalidInput
 from .data import load_data_spec
 from .grammar import Grammar, Schema
+from .reduction import REDUCIBLE
 from .server import ManagedServer, ServerError
 from .targets import parse_target_flag
 
@@ -117,7 +118,20 @@ def _run(args: argparse.Namespace) -> int:
         raise InvalidInput("--grammar is required (or 'grammar' in the config file)")
     result = run(settings.pop("grammar"), progress=True, **settings)
     print(result.table())
+    if args.reduce:
+        for finding in result.findings:
+            if finding.get("known") or finding["kind"] not in REDUCIBLE:
+                continue
+            print(result.reduce(finding, budget=args.reduce_budget, progress=True))
     return result.exit_code
+
+
+def _reduce(args: argparse.Namespace) -> int:
+    from .reduction import reduce
+    reduction = reduce(args.finding_dir, budget=args.budget, any_crash=args.any_crash, progress=True)
+    print(reduction)
+    print(f"test case: {reduction.folder} ({reduction.record['verification'].get('why', '')})")
+    return 0 if reduction.verified else 1
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -220,7 +234,23 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--known-bugs", metavar="FILE",
                    help="signature patterns of known bugs, one a line (PATTERN ## NOTE): matching findings are "
                         "marked known and do not fail the run")
+    r.add_argument("--reduce", action="store_true",
+                   help="after the run, reduce each new finding to a verified mysql-test-run test case "
+                        "(OUT/findings/ID/repro)")
+    r.add_argument("--reduce-budget", type=float, default=600, metavar="SECONDS",
+                   help="seconds per finding for --reduce (default 600)")
     r.set_defaults(func=_run)
+
+    rd = sub.add_parser("reduce", help="reduce a finding to a small mysql-test-run test case, verified there",
+                        description="Replays the finding's history on fresh servers and shrinks it (statements, "
+                                    "data, server options) while the finding keeps coming back; writes "
+                                    "FINDING/repro/ (NAME.test, .opt, .result, .sql, README.md) and runs the test "
+                                    "with mariadb-test-run. Exit 0 when verified there, 1 when not.")
+    rd.add_argument("finding_dir", metavar="FINDING_DIR", help="OUT/findings/ID")
+    rd.add_argument("--budget", type=float, default=600, help="seconds for the reduction stages (default 600)")
+    rd.add_argument("--any-crash", action="store_true",
+                    help="count any crash as the finding, not only one with its frames")
+    rd.set_defaults(func=_reduce)
 
     rp = sub.add_parser("replay", help="execute again the statements a run logged (--statement-log)",
                         description="Sets the server up as the run did (binary, options, data, seed) and "

@@ -70,6 +70,16 @@ class RunResult:
         under OUT/findings) and known (the known-bugs note it matched)."""
         return self._summary.get("findings", [])
 
+    def reduce(self, finding: Union[str, dict], *, budget: float = 600, any_crash: bool = False,
+               progress: bool = False):
+        """Reduces one finding (its id or dict) to a verified mysql-test-run test case in
+        OUT/findings/ID/repro (see :func:`gauntlet.reduce`); returns the Reduction."""
+        from .reduction import reduce
+        fid = finding.get("id") if isinstance(finding, dict) else finding
+        if not isinstance(fid, str) or not (self.out / "findings" / fid).exists():
+            raise _core.InvalidInput(f"reduce: {finding!r} is no finding of the run in {self.out}")
+        return reduce(self.out / "findings" / fid, budget=budget, any_crash=any_crash, progress=progress)
+
     @property
     def exit_code(self) -> int:
         """What ``gauntlet run`` exits with: 1 when something was found that is not a known bug (what

@@ -54,7 +54,8 @@ def test_crashes_and_shutdowns_end_rounds_and_the_run_goes_on(tmp_path):
     timeline = result.timeline()  # the rounds' whole seconds, on the run's clock
     seconds = [sum('"second"' in line for line in (out / r["dir"] / "events.jsonl").read_text().splitlines())
                for r in rounds]
-    assert len(timeline) == sum(seconds) and (timeline or max(p["seconds"] for p in parts) < 1)
+    # A round's seconds close on a 50 ms watch tick, so one that crashed within ~1.05 s may have none.
+    assert len(timeline) == sum(seconds) and (timeline or max(p["seconds"] for p in parts) < 1.5)
     assert [x["t"] for x in timeline] == sorted(x["t"] for x in timeline)
     assert {x["round"] for x in timeline} <= {r["round"] for r in rounds}
     assert processes_under(out) == []

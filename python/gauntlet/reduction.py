@@ -1,0 +1,958 @@
+"""Reduction: a finding becomes a short mysql-test-run test case, verified there.
+
+``reduce(OUT/findings/ID)`` works on the run folder the finding belongs to
+(statement logs, data spec, seed, targets and their options) and on real
+servers; every attempt replays a candidate against freshly reset servers and
+keeps it only when the same finding comes back:
+
+1. reproduce: the history up to the finding, serialized into one session; when
+   that loses it, in the run's sessions and order. The recurrence rate over
+   three tries sets how often later attempts repeat before giving up.
+2. statements: the needed statements before the finding, one at a time (the
+   shortest tail that still finds it starts with one; see _shrink), then each
+   tried without, so the result is 1-minimal as ddmin's is, in fewer attempts
+   when few are needed; the finding's own statement stays.
+3. data: the loaded data as CREATE/INSERT statements (read back from the
+   server), shrunk the same way, then columns and indexes dropped one by one.
+4. options: each target's server options shrunk the same way (against the defaults).
+
+The result goes to ``FINDING/repro/``: ``NAME.test``, ``.opt`` and ``.result``
+for mariadb-test-run, ``NAME.sql`` for ``mariadb < file``, ``README.md`` and
+``reduction.json`` (stages, sizes, attempts, seconds), rewritten after every
+step that shrinks the case, so an interrupted reduction keeps its best.
+The test case is then run by Debian's mariadb-test-run on the same server
+binary; only a failure there the same way makes it ``verified``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+from typing import Callable, List, Optional, Sequence, Union
+
+from . import _core
+from .run import _checked_targets, _data_spec, _with_engine
+from .server import DEFAULT_BINARY, ManagedServer, ServerError
+
+MTR_DIR = pathlib.Path("/usr/share/mysql/mysql-test")
+_SYSTEM_DATABASES = {"mysql", "information_schema", "performance_schema", "sys"}
+# Statements after which a server is restarted rather than reset by dropping databases.
+_GLOBAL_STATE = re.compile(r"@@GLOBAL|\bGLOBAL\b|\b(CREATE|DROP|ALTER|RENAME)\s+(USER|ROLE|SERVER)\b|\bGRANT\b|"
+                           r"\bREVOKE\b|\bINSTALL\b|\bUNINSTALL\b|\bSET\s+PASSWORD\b|\bFLUSH\b", re.I)
+# Server variables that mariadb-test-run's default_mysqld.cnf sets differently from a plain server:
+# a reproducer states the value the reduction ran with.
+_MTR_OVERRIDES = ("default_storage_engine", "character_set_server", "collation_server", "use_stat_tables",
+                  "histogram_type", "max_heap_table_size", "sort_buffer_size", "key_buffer_size",
+                  "aria_pagecache_buffer_size", "innodb_buffer_pool_size")
+_RELATION_KINDS = ("tlp", "norec", "metamorphic")
+REDUCIBLE = ("crash", "shutdown", "corruption", "divergence", "error-mismatch", "error-log") + _RELATION_KINDS
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One statement of the history: its session (``thread``) and place (``seq``) in the run."""
+    seq: int
+    thread: int
+    sql: Union[str, bytes]
+    start: float = 0.0
+    end: float = 0.0
+
+
+@dataclasses.dataclass
+class Case:
+    """What an attempt runs: data statements, each session's own first statements, the history
+    before the finding, the statement that found it, the sessions, and each target's options."""
+    setup: List[str]
+    session_setup: List[str]
+    history: List[Step]
+    target: Optional[Step]
+    sessions: int  # 1: everything in one session in seq order; 0: the run's sessions, in order
+    options: dict  # target name -> ["name=value", ...]
+    check_all: bool = False  # the oracles check every statement, as in the run (not only the finding's)
+
+    def replace(self, **changes) -> "Case":
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def size(self) -> int:
+        """Statements of the history (the finding's own included)."""
+        return len(self.history) + (self.target is not None)
+
+
+class Reduction:
+    """What ``reduce`` did: the reproducer's folder, whether mariadb-test-run confirmed it, and the
+    stages (statements before and after, attempts, seconds)."""
+
+    def __init__(self, record: dict):
+        self.record = record
+
+    @property
+    def verified(self) -> bool:
+        """True only when mariadb-test-run failed the test case the way the finding did."""
+        return bool(self.record.get("verification", {}).get("verified"))
+
+    @property
+    def folder(self) -> pathlib.Path:
+        """``FINDING/repro``."""
+        return pathlib.Path(self.record["folder"])
+
+    @property
+    def test(self) -> Optional[str]:
+        """The .test file's text (None when the finding did not reproduce)."""
+        p = self.folder / f"{self.record['name']}.test"
+        return p.read_text() if p.exists() else None
+
+    def __repr__(self) -> str:
+        r = self.record
+        if not r.get("reproduced"):
+            return f"<Reduction {r['finding']}: did not reproduce>"
+        return (f"<Reduction {r['finding']}: {r['statements_before']} -> {r['statements_after']} statements, "
+                f"{r['setup_after']} data statements, options {r['options_after']}, "
+                f"{'verified' if self.verified else 'NOT verified'} by mariadb-test-run, {r['seconds']:.0f} s>")
+
+
+class _Budget:
+    def __init__(self, seconds: float):
+        self.deadline = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def _frames(signature: str) -> list:
+    """A crash signature's frames without parameter lists, offsets and repeats: gdb and the error
+    log spell frames slightly differently, and a recursion goes deeper on other data."""
+    head, _, frames = signature.partition(": ")
+    out = [head]
+    for frame in frames.split(" | "):
+        frame = re.sub(r"\([^()]*\)|\+0x[0-9a-f]+|\s+", "", frame)
+        if frame != out[-1]:
+            out.append(frame)
+    return out
+
+
+def same_crash(a: str, b: str) -> bool:
+    """Whether two crash signatures name the same crash: the same signal (or assertion) and
+    frames, one list a prefix of the other once repeats are folded."""
+    fa, fb = _frames(a), _frames(b)
+    n = min(len(fa), len(fb))
+    return n > 1 and fa[:n] == fb[:n] if len(fa) > 1 and len(fb) > 1 else fa == fb
+
+
+def _matches(wanted: dict, found: dict, target: Optional[Step], any_crash: bool) -> bool:
+    if wanted["kind"] in ("crash", "shutdown"):
+        return found["kind"] == "crash" and (any_crash or same_crash(found["signature"], wanted["signature"]))
+    if found["kind"] != wanted["kind"] or found.get("oracle") != wanted.get("oracle"):
+        return False
+    if wanted["kind"] in ("corruption", "error-log"):
+        return found["signature"] == wanted["signature"]
+    # Only the finding's own statement is checked by the oracles.
+    return target is None or found.get("statement") == _text(target.sql)
+
+
+def _text(sql: Union[str, bytes]) -> str:
+    return sql if isinstance(sql, str) else sql.decode("utf-8", "replace")
+
+
+def _read_history(run_dir: pathlib.Path) -> List[Step]:
+    steps = []
+    for log in run_dir.glob("statements-*.jsonl"):
+        with open(log, encoding="utf-8", errors="surrogateescape") as f:
+            for number, line in enumerate(f, 1):
+                try:
+                    j = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a torn last line of a killed run
+                if "header" in j:
+                    continue
+                sql = bytes.fromhex(j["sql_hex"]) if "sql_hex" in j else j["sql"]
+                steps.append(Step(j["seq"], j["thread"], sql, j.get("start", 0.0), j.get("end", 0.0)))
+    steps.sort(key=lambda s: s.seq)
+    return steps
+
+
+def _locate(steps: List[Step], finding: dict) -> Optional[int]:
+    """The index of the statement that found it: the last one its session started by then."""
+    at = finding.get("at", 0) + 0.001
+    best = None
+    for i, s in enumerate(steps):
+        if s.thread == finding.get("thread") and _text(s.sql) == finding.get("statement") and s.start <= at:
+            best = i
+    return best
+
+
+def _shrink(items: list, test: Callable[[list], bool]) -> list:
+    """A sublist of ``items`` (for all of which ``test`` holds) for which it still holds, found one
+    needed item at a time: the shortest tail that still passes starts with one (a galloping search
+    from the end, since what a finding needs is most often recent), which is kept, and the search
+    goes on after it. k needed items of n cost about 2 k log2(n) tests; ddmin costs more when k is
+    small, as it is for most findings. Then each kept item is tried without."""
+    kept, rest = [], list(items)
+    while rest:
+        low, k = -1, 0
+        while k < len(rest) and not test(kept + rest[len(rest) - k:]):
+            low, k = k, max(1, 2 * k)
+        if k == 0:
+            break  # nothing more of the rest is needed
+        k = min(k, len(rest))
+        while low + 1 < k:
+            mid = (low + k) // 2
+            if test(kept + rest[len(rest) - mid:]):
+                k = mid
+            else:
+                low = mid
+        kept.append(rest[len(rest) - k])
+        rest = rest[len(rest) - k + 1:]
+    for item in list(kept):
+        without = [x for x in kept if x is not item]
+        if test(without):
+            kept = without
+    return kept
+
+
+class _Lab:
+    """The servers attempts run on (one per target), reset between attempts by dropping every
+    database, or restarted when an attempt crashed them, changed global state or needs other options."""
+
+    def __init__(self, work: pathlib.Path, targets: list, run: dict, finding: dict, oracles: list):
+        self.work, self.targets, self.run, self.finding, self.oracles = work, targets, run, finding, oracles
+        self.servers: dict = {}
+        self.dirty = True
+        self.attempts = 0
+        self.binary = {t.name: DEFAULT_BINARY if t.server == "default" else t.server for t in targets}
+
+    def close(self) -> None:
+        for server, _ in self.servers.values():
+            try:
+                server.stop(timeout=30)
+            except Exception:  # noqa: BLE001 - already dead
+                pass
+        self.servers.clear()
+
+    def _fresh(self, name: str, options: list) -> Optional[ManagedServer]:
+        old = self.servers.pop(name, None)
+        if old is not None:
+            try:
+                old[0].stop(timeout=30)
+            except Exception:  # noqa: BLE001
+                old[0].kill()
+        folder = self.work / f"server-{name}"
+        shutil.rmtree(folder, ignore_errors=True)
+        server = ManagedServer(folder, binary=self.binary[name], mysqld=options, core_file=False,
+                               _die_with_parent=True)
+        try:
+            server.start()
+        except (ServerError, _core.InvalidInput):
+            return None  # these options do not start it
+        self.servers[name] = (server, list(options))
+        return server
+
+    def ready(self, case: Case) -> Optional[list]:
+        """Servers with the case's options and no databases of their own; None when one will not start."""
+        out = []
+        for t in self.targets:
+            options = case.options.get(t.name, [])
+            have = self.servers.get(t.name)
+            server = have[0] if have else None
+            if self.dirty or server is None or have[1] != options or not server.alive:
+                server = self._fresh(t.name, options)
+                if server is None:
+                    return None
+            out.append(server)
+        self.dirty = False
+        for server in out:
+            conn = _core.Connection.open(server.connection)
+            _, _, rows = conn.execute("SHOW DATABASES")
+            for (db,) in rows:
+                if db.lower() not in _SYSTEM_DATABASES:
+                    conn.execute(f"DROP DATABASE `{db}`")
+        return out
+
+    def load(self, case: Case, execute=None) -> Optional[list]:
+        """Ready servers holding the case's data; None when one will not start or the data alone
+        crashed it (another finding). ``execute(conn, sql)`` runs each data statement."""
+        servers = self.ready(case)
+        if servers is None:
+            return None
+        for server in servers:
+            conn = _core.Connection.open(server.connection)
+            conn.execute("SET autocommit = 0", False)  # one commit, not one per row
+            for sql in case.setup:
+                if execute:
+                    execute(conn, sql)
+                else:
+                    conn.execute(sql, False)
+            conn.execute("COMMIT", False)
+            # Sessions connect to it, whatever of the data is left.
+            conn.execute(f"CREATE DATABASE IF NOT EXISTS `{self.run_database}`", False)
+            if not server.alive:
+                self.dirty = True
+                return None
+        return servers
+
+    def attempt(self, case: Case, wanted: dict, any_crash: bool) -> bool:
+        """Runs the case once; True when the finding came back."""
+        self.attempts += 1
+        servers = self.load(case)
+        if servers is None:
+            return False
+        steps = case.history + ([case.target] if case.target else [])
+        statements = [{"seq": s.seq, "thread": s.thread, "sql": s.sql, "start": s.start, "end": s.end,
+                       "check": case.check_all or case.target is None or s is case.target} for s in steps]
+        self.dirty = any(_GLOBAL_STATE.search(_text(s.sql)) for s in steps)
+        if not statements:
+            return False
+        script = _core.Script.from_statements(statements, case.sessions)
+        script.ordered = case.sessions != 1
+        options = _core.RunOptions()
+        settings = {"threads": script.sessions, "duration": 0, "queries": 0, "seed": self.run.get("seed", 1),
+                    "statement_timeout": self.run.get("statement_timeout", 0) or 0,
+                    "hang_timeout": min(self.run.get("hang_timeout", 60) or 60, 60), "generate_timeout": 0,
+                    "max_depth": self.run.get("max_depth", 64)}
+        for key, value in settings.items():
+            setattr(options, key, value)
+        out = self.work / "attempt"
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        options.out_dir, options.statement_log = str(out), False
+        database = self.run_database
+        targets = []
+        for t, server in zip(self.targets, servers):
+            params = server.connection
+            params.database = database
+            targets.append({"name": t.name, "connection": params, "server": server._s,
+                            "setup": list(case.session_setup), "description": t.to_dict()})
+        t0 = time.monotonic()
+        summary, _ = _core.execute_run(script, _core.Schema([], []), targets, options, self.oracles, {}, None)
+        if any(not s.alive for s in servers):
+            self.dirty = True
+        found = summary.get("findings", [])
+        hit = any(_matches(wanted, f, case.target, any_crash) for f in found)
+        with open(self.work.parent / "attempts.jsonl", "a") as log:
+            log.write(json.dumps({"attempt": self.attempts, "statements": case.size, "setup": len(case.setup),
+                                  "sessions": case.sessions, "options": case.options,
+                                  "seconds": round(time.monotonic() - t0, 3), "found": hit,
+                                  "findings": [f"{f['kind']}: {f['signature'][:200]}" for f in found]}) + "\n")
+        return hit
+
+    run_database = "test"
+
+    def observe(self, case: Case) -> dict:
+        """Runs the case statement by statement on the first target, one connection per session, and
+        notes what a test case must say: each statement's error codes, the client's character set, and
+        the values of the variables mariadb-test-run sets differently."""
+        self.dirty = True
+        codes: dict = {}
+
+        def note(c, sql):
+            outcome, _, _ = c.execute(sql, False)
+            if outcome.get("error_code", 0):
+                codes.setdefault(_text(sql), set()).add(outcome["error_code"])
+        servers = self.load(case, note)
+        if servers is None:
+            return {}
+        server = servers[0]
+        conn = _core.Connection.open(server.connection)
+        _, _, rows = conn.execute("SELECT @@character_set_client, @@collation_connection, VERSION()")
+        charset, version = list(rows[0][:2]), rows[0][2]
+        _, _, rows = conn.execute("SELECT " + ", ".join(f"@@global.{v}" for v in _MTR_OVERRIDES))
+        overrides = [f"{v}={value}" for v, value in zip(_MTR_OVERRIDES, rows[0])]
+        sessions = {}
+        for step in case.history:
+            thread = 1 if case.sessions == 1 else step.thread
+            if thread not in sessions:
+                params = server.connection
+                params.database = self.run_database
+                sessions[thread] = _core.Connection.open(params)
+                for sql in case.session_setup:
+                    note(sessions[thread], sql)
+            note(sessions[thread], step.sql)
+        return {"charset": charset, "mtr_options": overrides, "codes": codes, "version": version}
+
+
+def _dump(server: ManagedServer, databases: Sequence[str]) -> List[str]:
+    """The databases' tables, views and rows as statements: SHOW CREATE for the definitions (base
+    tables and sequences before views), mariadb-dump for the rows, one INSERT IGNORE per row."""
+    conn = _core.Connection.open(server.connection)
+    out = []
+    for db in databases:
+        _, _, rows = conn.execute(f"SHOW CREATE DATABASE `{db}`")
+        out += [rows[0][1].replace("CREATE DATABASE", "CREATE DATABASE IF NOT EXISTS", 1), f"USE `{db}`"]
+        _, _, tables = conn.execute(f"SHOW FULL TABLES FROM `{db}`")
+        views = []
+        for name, kind in tables:
+            if kind == "VIEW":
+                views.append(name)
+                continue
+            _, _, r = conn.execute(f"SHOW CREATE {'SEQUENCE' if kind == 'SEQUENCE' else 'TABLE'} `{db}`.`{name}`")
+            out.append(r[0][1])
+        for name in views:
+            _, _, r = conn.execute(f"SHOW CREATE VIEW `{db}`.`{name}`")
+            out.append(re.sub(r" DEFINER=`[^`]*`@`[^`]*` SQL SECURITY DEFINER", "", r[0][1]))
+        dump = subprocess.run(["mariadb-dump", "--no-defaults", "-uroot", f"--socket={server.socket}",
+                               "--no-create-info", "--skip-extended-insert", "--complete-insert", "--compact",
+                               "--insert-ignore",
+                               "--hex-blob", "--skip-triggers", "--tz-utc", db],
+                              capture_output=True, text=True, errors="surrogateescape", timeout=600)
+        if dump.returncode != 0:
+            raise _core.GauntletError(f"mariadb-dump of {db}: {dump.stderr.strip()}")
+        inserts = [line.rstrip(";") for line in dump.stdout.splitlines() if line.startswith("INSERT IGNORE INTO")]
+        if inserts:
+            # As mariadb-dump's own header has it: values as stored (the loader's INSERT IGNORE kept
+            # invalid ones adjusted), a stored 0 stays 0 in an AUTO_INCREMENT column, times in UTC.
+            out += ["SET time_zone = '+00:00'", "SET sql_mode = 'NO_AUTO_VALUE_ON_ZERO'"] + inserts + [
+                "SET sql_mode = DEFAULT", "SET time_zone = DEFAULT"]
+    return out
+
+
+class _Reducer:
+    def __init__(self, finding_dir: pathlib.Path, budget: float, any_crash: bool, progress):
+        self.finding_dir = finding_dir.resolve()
+        try:
+            self.finding = json.loads((finding_dir / "finding.json").read_text())
+        except FileNotFoundError:
+            raise _core.InvalidInput(f"{finding_dir}: no finding.json: not a finding folder "
+                                     "(OUT/findings/ID)") from None
+        self.run_dir = self.finding_dir.parent.parent
+        try:
+            self.run = json.loads((self.run_dir / "run.json").read_text())
+        except FileNotFoundError:
+            raise _core.InvalidInput(f"{self.run_dir}: no run.json: the finding is not inside a run folder") from None
+        kind = self.finding["kind"]
+        if kind not in REDUCIBLE:
+            raise _core.InvalidInput(f"{finding_dir}: a {kind} finding cannot be reduced yet "
+                                     f"(reducible: {', '.join(REDUCIBLE)})")
+        self.budget = _Budget(budget)
+        self.any_crash = any_crash
+        self.progress = progress
+        self.repro = self.finding_dir / "repro"
+        self.name = "gauntlet_" + re.sub(r"\W", "_", self.finding["id"]).lower()
+        self.stages: list = []
+        self.started = time.monotonic()
+        self.rate = 1.0
+
+    def say(self, text: str) -> None:
+        if self.progress:
+            print(f"gauntlet reduce: {text}", file=sys.stderr, flush=True)
+
+    # -- attempts --------------------------------------------------------------------------------
+    def test(self, case: Case) -> bool:
+        if self.budget.left() <= 0:
+            raise _OutOfTime()
+        tries = 1 if self.rate >= 1 else min(6, math.ceil(math.log(0.1) / math.log(1 - self.rate)))
+        return any(self.lab.attempt(case, self.finding, self.any_crash) for _ in range(tries))
+
+    def stage(self, name: str, before: int, shrink: Callable[[], None], size: Callable[[], int]) -> None:
+        t0, a0 = time.monotonic(), self.lab.attempts
+        out_of_time = False
+        try:
+            shrink()
+        except _OutOfTime:
+            out_of_time = True
+        self.stages.append({"stage": name, "before": before, "after": size(), "attempts": self.lab.attempts - a0,
+                            "seconds": round(time.monotonic() - t0, 1), **({"out_of_time": True} if out_of_time else {})})
+        self.say(f"{name}: {before} -> {size()} ({self.lab.attempts - a0} attempts, {time.monotonic() - t0:.0f} s)")
+        self.save()
+
+    def attempt(self, candidate: Case) -> bool:
+        """Whether ``candidate`` still finds it; if so it is the new best, on disk at once."""
+        if not self.test(candidate):
+            return False
+        self.best = candidate
+        self.save()
+        return True
+
+    # -- the run ---------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        run = self.run
+        if run.get("keep_going"):
+            raise _core.InvalidInput(f"{self.run_dir}: a keep-going run's summary; reduce the finding in its "
+                                     f"round: {self.run_dir / 'rounds' / '%03d' % self.finding.get('round', 1)}")
+        server = run.get("server") or "default"
+        if "://" in server:
+            raise _core.InvalidInput(f"{self.run_dir}: the run used an external server; reduction needs servers "
+                                     "Gauntlet starts")
+        self.targets = _checked_targets(run.get("targets"), server, run.get("mysqld"))
+        run_options = [o[2:] if o.startswith("--") else o for o in run.get("mysqld") or []]
+        options = {t.name: run_options + t.mysqld() for t in self.targets}
+        kind = self.finding["kind"]
+        known = [n for n, _ in _core.known_oracles()]
+        oracle = self.finding.get("oracle", "crash")
+        runs = [n for n in run.get("oracles", ["crash"]) if n in known and
+                (n not in ("differential", "timing") or len(self.targets) > 1)]
+        if kind in ("crash", "shutdown", "corruption"):
+            # An oracle's follow-up of the statement may be what crashed the server.
+            oracles = ["crash"] + [n for n in runs if n not in ("crash", "timing")]
+        elif oracle in known:
+            oracles = ["crash", oracle]
+        else:  # one of a family ("transform:view" of "transforms")
+            family = oracle.split(":")[0] + "s"
+            oracles = ["crash"] + ([family] if family in known else [n for n in runs if n != "crash"])
+        self.lab = _Lab(self.repro / "work", self.targets, run, self.finding, oracles)
+        # The data as statements: loaded as the run loaded it, then read back.
+        spec = _data_spec(run.get("data"), run.get("seed", 1))
+        first = self.targets[0]
+        setup, twins, databases = [], [], ["test"]
+        probe = Case([], [], [], None, 1, options)
+        servers = self.lab.ready(probe)
+        if servers is None:
+            raise _core.InvalidInput(f"{self.run_dir}: the run's server does not start with its options here")
+        if spec is not None:
+            spec = _with_engine(spec, first.engine)
+            conn = _core.Connection.open(servers[0].connection)
+            _core.load_schema(conn, spec._s, run.get("seed", 1), not getattr(spec, "_lenient", False))
+            databases = list(spec.databases) or ["test"]
+            setup = _dump(servers[0], databases)
+            twins = list(_core.temporary_twin_sql(spec._s))
+        else:
+            setup = ["CREATE DATABASE IF NOT EXISTS test", "USE test"]
+        self.lab.run_database = databases[0]
+        self.lab.dirty = True
+        steps = _read_history(self.run_dir)
+        target = None
+        if steps and self.finding.get("statement"):
+            i = _locate(steps, self.finding)
+            if i is None:
+                raise _core.InvalidInput(f"{self.finding_dir}: its statement is not in the run's statement logs")
+            target, steps = steps[i], steps[:i]
+        elif not steps:
+            # No statement log: the session's settings and last statements that the finding kept.
+            texts = list(self.finding.get("settings", [])) + list(self.finding.get("preceding", []))
+            steps = [Step(i, 1, sql) for i, sql in enumerate(texts)]
+            target = Step(len(steps), 1, self.finding["statement"]) if self.finding.get("statement") else None
+        self.case = Case(setup, twins, steps, target, 1, options)
+        self.best = self.case
+
+    def reproduce(self) -> bool:
+        """The first of these that finds it at least once in three tries (two for the later ones):
+        one session or the run's, the oracles checking only the finding's statement or, as in the
+        run, every statement (their follow-up queries change what the server holds: statistics,
+        caches)."""
+        several = len({s.thread for s in self.case.history}) > 1
+        modes = [(sessions, check_all) for check_all in (False, True) for sessions in (1, 0)
+                 if sessions == 1 or several]
+        for n, (sessions, check_all) in enumerate(modes):
+            case = self.case.replace(sessions=sessions, check_all=check_all)
+            tries = 3 if n == 0 else 2
+            hits = sum(self.lab.attempt(case, self.finding, self.any_crash) for _ in range(tries))
+            self.say(f"reproduce ({'one session' if sessions == 1 else 'the run' + chr(39) + 's sessions'}, oracles "
+                     f"on {'every statement' if check_all else 'its statement'}): {hits} of {tries}")
+            if hits:
+                self.rate = hits / tries
+                self.best = case
+                return True
+        return False
+
+    def reduce_statements(self) -> None:
+        _shrink(list(self.best.history), lambda kept: self.attempt(self.best.replace(history=kept)))
+        if self.best.sessions != 1:
+            self.attempt(self.best.replace(sessions=1))
+
+    def reduce_data(self) -> None:
+        _shrink(list(self.best.setup), lambda kept: self.attempt(self.best.replace(setup=kept)))
+        self.drop_columns_and_keys()
+        # Temporary twins of tables last: one whose columns went is now an error it may not need.
+        _shrink(list(self.best.session_setup), lambda kept: self.attempt(self.best.replace(session_setup=kept)))
+
+    def drop_columns_and_keys(self) -> None:
+        """Each index, then each column the finding does not need, gone from the CREATE TABLE (and a
+        column's values from the INSERTs): indexes first, since a column in one cannot go."""
+        body_of = re.compile(r"CREATE TABLE `([^`]+)` \(\n(.*?)\n\) ENGINE=", re.S)
+        for i, sql in enumerate(list(self.best.setup)):
+            m = body_of.match(sql)
+            if not m:
+                continue
+            table = m.group(1)
+            for line in reversed(m.group(2).split(",\n")):
+                current = self.best.setup[i]
+                body = body_of.match(current).group(2).split(",\n")
+                rest = [x for x in body if x != line]
+                if len(rest) == len(body) or not rest:
+                    continue
+                column = re.match(r"\s*`([^`]+)`", line)
+                setup = list(self.best.setup)
+                if column:
+                    name = f"`{column.group(1)}`"
+                    if any(name in x for x in rest):
+                        continue  # an index or a generated column still uses it
+                    setup = [_without_column(x, table, name) for x in setup]
+                setup[i] = current.replace(",\n".join(body), ",\n".join(rest), 1)
+                self.attempt(self.best.replace(setup=setup))
+
+    def reduce_options(self) -> None:
+        for t in self.targets:
+            _shrink(list(self.best.options.get(t.name, [])),
+                    lambda kept, name=t.name: self.attempt(self.best.replace(options={**self.best.options, name: kept})))
+
+    def reduce(self) -> Reduction:
+        self.repro.mkdir(parents=True, exist_ok=True)
+        self.say(f"{self.finding['id']}: {self.finding['kind']} {self.finding['signature'][:120]}")
+        try:
+            self.prepare()
+            before = self.case.size
+            self.reproduced = self.reproduce()
+            if self.reproduced:
+                self.stage("statements", before, self.reduce_statements, lambda: self.best.size)
+                self.stage("data", len(self.case.setup), self.reduce_data, lambda: len(self.best.setup))
+                options = sum(len(v) for v in self.case.options.values())
+                if options:
+                    self.stage("options", options, self.reduce_options,
+                               lambda: sum(len(v) for v in self.best.options.values()))
+            if self.reproduced:
+                self.seen = self.lab.observe(self.best)
+            self.save()
+            self.verification = self.verify() if self.reproduced else {"verified": False,
+                                                                          "why": "the finding did not reproduce"}
+            self.save()
+        finally:
+            if hasattr(self, "lab"):
+                self.lab.close()
+                shutil.rmtree(self.lab.work, ignore_errors=True)
+        return Reduction(self.record())
+
+    # -- output ----------------------------------------------------------------------------------
+    def record(self) -> dict:
+        best = self.best if hasattr(self, "best") else None
+        return {"finding": self.finding["id"], "kind": self.finding["kind"], "signature": self.finding["signature"],
+                "folder": str(self.repro), "name": self.name, "reproduced": getattr(self, "reproduced", False),
+                "recurrence": self.rate, "statements_before": self.case.size if hasattr(self, "case") else 0,
+                "statements_after": best.size if best else 0,
+                "setup_before": len(self.case.setup) if hasattr(self, "case") else 0,
+                "setup_after": len(best.setup) if best else 0,
+                "options_after": best.options if best else {}, "sessions": best.sessions if best else 1,
+                "stages": self.stages, "attempts": self.lab.attempts if hasattr(self, "lab") else 0,
+                "seconds": round(time.monotonic() - self.started, 1),
+                "verification": getattr(self, "verification", {"verified": False, "why": "not run yet"})}
+
+    def save(self) -> None:
+        if not hasattr(self, "best"):
+            return
+        files = _test_case(self.best, self.finding, self.name, getattr(self, "seen", {}), self.targets[0].name)
+        for suffix, text in files.items():
+            (self.repro / f"{self.name}{suffix}").write_text(text, errors="surrogateescape")
+        record = self.record()
+        (self.repro / "reduction.json").write_text(json.dumps(record, indent=2) + "\n")
+        (self.repro / "README.md").write_text(_readme(record, self.finding, files[".sql"], self.name,
+                                                      getattr(self, "seen", {}).get("version", "")))
+
+    def verify(self) -> dict:
+        return verify_with_mtr(self.repro, self.name, self.finding, self.targets[0])
+
+
+def _without_column(sql: str, table: str, column: str) -> str:
+    """``sql`` without the values of ``column`` (quoted) when it is an INSERT into ``table`` that
+    names its columns."""
+    m = re.match(rf"(INSERT IGNORE INTO `{re.escape(table)}`) \(([^)]*)\) VALUES \((.*)\)$", sql, re.S)
+    if not m:
+        return sql
+    names = [n.strip() for n in m.group(2).split(",")]
+    values = _split_values(m.group(3))
+    if column not in names or len(values) != len(names):
+        return sql
+    keep = [i for i, n in enumerate(names) if n != column]
+    return f"{m.group(1)} ({', '.join(names[i] for i in keep)}) VALUES ({','.join(values[i] for i in keep)})"
+
+
+def _split_values(text: str) -> list:
+    """The top-level comma-separated items of a VALUES list (quotes and parentheses respected)."""
+    items, depth, quote, start, i = [], 0, None, 0, 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "'\"`":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+        i += 1
+    items.append(text[start:])
+    return items
+
+
+def _mtr_statement(sql: str) -> str:
+    """A statement as mysqltest reads it: a changed delimiter around one that holds ';'."""
+    sql = sql.rstrip().rstrip(";")
+    if ";" in sql or sql.lstrip().startswith(("--", "#")):
+        return f"--delimiter //\n{sql}//\n--delimiter ;\n"
+    return sql + ";\n"
+
+
+def _test_case(case: Case, finding: dict, name: str, seen: dict, first_target: str) -> dict:
+    """The .test, .opt, .result and .sql of a case. ``seen``: what _Lab.observe noted."""
+    kind = finding["kind"]
+    codes = seen.get("codes", {})
+    test = [f"# Gauntlet {kind} finding {finding['id']}: {finding['signature'][:300]}",
+            "# Reduced by gauntlet reduce; expected and actual result in README.md.", "",
+            "--source include/have_innodb.inc",
+            "--disable_query_log", "--disable_result_log", "--disable_warnings"]
+    sql_file = []
+
+    def add(sql, connection=None):
+        sql = _text(sql)
+        if connection:
+            test.append(f"--connection {connection}")
+        if codes.get(sql):
+            test.append("--error 0," + ",".join(str(c) for c in sorted(codes[sql])))
+        test.append(_mtr_statement(sql).rstrip())
+        sql_file.append(_mtr_statement(sql).replace("--delimiter", "DELIMITER").rstrip())
+    for sql in case.setup:
+        add(sql)
+    steps = list(case.history) + ([case.target] if case.target else [])
+    threads = sorted({s.thread for s in steps}) if case.sessions != 1 else []
+    if len(threads) > 1:  # one connection per session, statements in the run's order
+        for t in threads:
+            test.append(f"--connect (con{t},localhost,root,,{_database(case)})")
+    charset = seen.get("charset")
+    for t in threads or [None]:
+        con = f"con{t}" if t is not None and len(threads) > 1 else None
+        if charset:
+            add(f"SET NAMES {charset[0]} COLLATE {charset[1]}", con)
+        for sql in case.session_setup:
+            add(sql, con)
+    last = None
+    for step in steps[:-1] if case.target is not None else steps:
+        con = f"con{step.thread}" if len(threads) > 1 and step.thread != last else None
+        last = step.thread
+        add(step.sql, con)
+    result = []
+    if case.target is not None:
+        if len(threads) > 1 and case.target.thread != last:
+            test.append(f"--connection con{case.target.thread}")
+        sql_file.append(_mtr_statement(_text(case.target.sql)).replace("--delimiter", "DELIMITER").rstrip())
+        if kind in _RELATION_KINDS:
+            check, result = _relation_check(finding.get("evidence", {}), finding, _text(case.target.sql))
+            test += check
+        else:
+            test.append(_mtr_statement(_text(case.target.sql)).rstrip())
+            done = "no crash" if kind in ("crash", "shutdown") else "done"
+            test.append(f"--echo # {done}")
+            result.append(f"# {done}")
+    if len(threads) > 1:
+        test += [f"--disconnect con{t}" for t in threads] + ["--connection default"]
+    for sql in case.setup:
+        m = re.match(r"CREATE DATABASE IF NOT EXISTS `([^`]+)`", sql)
+        if m and m.group(1) != "test":
+            test.append(f"DROP DATABASE IF EXISTS `{m.group(1)}`;")
+    test += ["DROP DATABASE IF EXISTS test;", "CREATE DATABASE test;", ""]
+    opt = " ".join(f"--{o}" for o in seen.get("mtr_options", []) + case.options.get(first_target, []))
+    return {".test": "\n".join(test), ".opt": opt + "\n", ".result": "".join(x + "\n" for x in result),
+            ".sql": "\n".join(sql_file) + "\n"}
+
+
+def _database(case: Case) -> str:
+    for sql in case.setup:
+        m = re.match(r"USE `([^`]+)`", sql)
+        if m:
+            return m.group(1)
+    return "test"
+
+
+def _relation_check(ev: dict, finding: dict, target: str):
+    """mysqltest lines that compute both sides of the oracle's relation, write each to a file and
+    fail naming the relation when the files differ; and the .result lines of a server where it holds."""
+    def listed(v):
+        if isinstance(v, list):
+            return v
+        try:
+            return json.loads(v) if v else []
+        except (TypeError, json.JSONDecodeError):
+            return []
+    left = ev.get("left") or target
+    rights = listed(ev.get("right")) if str(ev.get("right", "")).startswith("[") else [ev.get("right", "")]
+    relation = ev.get("relation", "unordered")
+    what = (ev.get("what") or finding.get("oracle", "")).replace("\n", " ")
+    lines = [_mtr_statement(s).rstrip() for s in listed(ev.get("setup")) + listed(ev.get("side_setup"))]
+    # mysqltest cannot send a result to a file, the server can: INTO OUTFILE (a path relative to the
+    # current database's folder, inside mariadb-test-run's secure_file_priv) keeps the session and
+    # streams rows as they would go to a client, without materializing them.
+    lines.append("--let $gauntlet_dir= `SELECT CONCAT(@@datadir, IFNULL(DATABASE(), ''))`")
+    files = []
+    for i, sql in enumerate([left] + rights):
+        name = f"gauntlet_side{i}.txt"
+        files.append(f"$gauntlet_dir/{name}")
+        lines.append(_mtr_statement(_into_outfile(sql, name)).rstrip())
+        if relation != "ordered":
+            lines.append(f"--exec LC_ALL=C sort -o $gauntlet_dir/{name} $gauntlet_dir/{name}")
+    message = _relation_message(finding)
+    result = []
+    for path in files[1:]:
+        lines += [f"--let $gauntlet_same= `SELECT LOAD_FILE('{files[0]}') <=> LOAD_FILE('{path}')`",
+                  "if (!$gauntlet_same)", "{",
+                  f"  --echo # {message}", f"  --diff_files {files[0]} {path}", f"  --die {message}", "}"]
+    lines.append(f"--echo # relation {relation} holds: {what}")
+    result.append(f"# relation {relation} holds: {what}")
+    for path in files:
+        lines.append(f"--remove_file {path}")
+    return lines, result
+
+
+def _relation_message(finding: dict) -> str:
+    """What a reproducer of a relation finding says when the relation fails."""
+    ev = finding.get("evidence", {})
+    what = (ev.get("what") or finding.get("oracle", "")).replace("\n", " ")
+    return f"relation {ev.get('relation', 'unordered')} fails: {what}"
+
+
+def _into_outfile(sql: str, name: str) -> str:
+    """The query writing its rows to ``name`` (before a trailing locking clause, where INTO goes)."""
+    sql = sql.rstrip().rstrip(";")
+    m = re.search(r"\s+(FOR\s+UPDATE|LOCK\s+IN\s+SHARE\s+MODE)(\s+(NOWAIT|SKIP\s+LOCKED|WAIT\s+\d+))?$", sql, re.I)
+    at = m.start() if m else len(sql)
+    return f"{sql[:at]} INTO OUTFILE '{name}'{sql[at:]}"
+
+
+def _readme(record: dict, finding: dict, sql: str, name: str, version: str) -> str:
+    v = record["verification"]
+    stages = "\n".join(f"| {s['stage']} | {s['before']} | {s['after']} | {s['attempts']} | {s['seconds']} |"
+                       for s in record["stages"])
+    detail = finding.get("detail", "").strip()
+    if finding["kind"] in ("crash", "shutdown"):
+        expected = "the last statement completes"
+        actual = "\n".join(line for line in detail.splitlines()
+                           if "got signal" in line or "Assertion" in line or line.startswith(("/", "Query"))
+                           or "(" in line and ")[0x" in line)
+    else:
+        expected, actual = "the relation between the results holds (or the targets agree)", detail
+    return f"""# {finding['kind']}: {finding['signature'][:300]}
+
+Finding {finding['id']} of the run in `{pathlib.Path(record['folder']).parent.parent.parent}`, reduced by
+`gauntlet reduce`. Status: **{'verified by mariadb-test-run' if v.get('verified') else 'NOT verified'}**
+({v.get('why', '')}). Server: {version or 'see the run'}.
+
+## The test case
+
+```sql
+{sql.strip()[:8000]}
+```
+
+Server options it needs beyond the defaults: `{' '.join(sum(record['options_after'].values(), [])) or 'none'}`
+(per target: {json.dumps(record['options_after'])}).
+
+Expected: {expected}. Actual, as {finding.get('oracle', 'crash')} saw it in the run:
+
+```
+{actual[:4000]}
+```
+
+## Files
+
+- `{name}.test`, `{name}.opt`, `{name}.result`: copy into `mysql-test/suite/SUITE/t/` (and `r/`), then
+  `perl mariadb-test-run --suite=SUITE {name}`. It passes on a server without the bug.
+- `{name}.sql`: the same statements for `mariadb test < {name}.sql` on a server started with the options
+  in `{name}.opt`.
+
+Recurrence when replayed before reduction: {record['recurrence']:.0%}.
+
+## Reduction
+
+{record['statements_before']} statements -> {record['statements_after']}, {record['setup_before']} data statements
+-> {record['setup_after']}, {record['attempts']} attempts, {record['seconds']} s.
+
+| stage | before | after | attempts | seconds |
+|---|---|---|---|---|
+{stages}
+"""
+
+
+def _suite_dir(suite: str) -> pathlib.Path:
+    return MTR_DIR / "suite" / suite
+
+
+def verify_with_mtr(repro: pathlib.Path, name: str, finding: dict, target, timeout: float = 600) -> dict:
+    """Runs the test case with Debian's mariadb-test-run on the run's server binary and says whether
+    it failed the way the finding did (the same crash frames, or the relation's message)."""
+    if finding["kind"] not in ("crash", "shutdown") + _RELATION_KINDS:
+        return {"verified": False, "why": f"a {finding['kind']} finding's test case runs its statements but cannot "
+                                          "check itself on one server: compare its output on each target "
+                                          "(options in README.md)"}
+    runner = MTR_DIR / "mariadb-test-run"
+    binary = DEFAULT_BINARY if target.server == "default" else str(target.server)
+    if not runner.exists():
+        return {"verified": False, "why": "mariadb-test-run is not installed (Debian package mariadb-test)"}
+    if os.path.realpath(binary) != os.path.realpath(DEFAULT_BINARY):
+        return {"verified": False, "why": f"mariadb-test-run runs {DEFAULT_BINARY}, the run used {binary}"}
+    suite = _suite_dir("gauntlet")
+    (suite / "t").mkdir(parents=True, exist_ok=True)
+    (suite / "r").mkdir(parents=True, exist_ok=True)
+    for suffix, folder in ((".test", "t"), (".opt", "t"), (".result", "r")):
+        shutil.copyfile(repro / f"{name}{suffix}", suite / folder / f"{name}{suffix}")
+    vardir = repro / "mtr-var"
+    shutil.rmtree(vardir, ignore_errors=True)
+    cmd = ["perl", str(runner), "--suite=gauntlet", f"--vardir={vardir}", "--force", "--max-test-fail=0",
+           "--retry=0", "--testcase-timeout=10", "--parallel=1", "--port-group-size=20", name]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, cwd=MTR_DIR, capture_output=True, text=True, errors="replace", timeout=timeout)
+        output = p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        output = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        output += "\n(mariadb-test-run timed out)"
+    finally:
+        for suffix, folder in ((".test", "t"), (".opt", "t"), (".result", "r")):
+            (suite / folder / f"{name}{suffix}").unlink(missing_ok=True)
+    (repro / "mtr.log").write_text(output)
+    logs = list(vardir.glob("log/**/mysqld.1.err")) + list(vardir.glob("**/mysqld.1.err"))
+    text = logs[0].read_text(errors="replace") if logs else ""
+    (repro / "mtr-mysqld.err").write_text(text)
+    shutil.rmtree(vardir, ignore_errors=True)  # a datadir and more: the logs are kept
+    failed = bool(re.search(rf"\b{re.escape(name)}\b.*\[ fail \]", output))
+    passed = bool(re.search(rf"\b{re.escape(name)}\b.*\[ pass \]", output))
+    result = {"command": " ".join(cmd), "seconds": round(time.monotonic() - t0, 1), "failed": failed,
+              "passed": passed, "log": str(repro / "mtr.log"), "server_log": str(repro / "mtr-mysqld.err")}
+    kind = finding["kind"]
+    if not failed:
+        result.update(verified=False, why="mariadb-test-run passed the test case" if passed else
+                      "mariadb-test-run did not run the test case (mtr.log)")
+        return result
+    if kind in ("crash", "shutdown"):
+        report = _core.crash_report_from_log(text) if text else {}
+        signature = report.get("signature", "")
+        result["signature"] = signature
+        same = bool(signature) and same_crash(signature, finding["signature"])
+        result.update(verified=same, why="the server crashed with the same frames" if same else
+                      f"mariadb-test-run failed it, but not with the finding's crash ({signature or 'no crash'})")
+    else:
+        same = _relation_message(finding) in output
+        result.update(verified=same, why="the test case failed naming the relation" if same else
+                      "mariadb-test-run failed it otherwise (mtr.log)")
+    return result
+
+
+def reduce(finding: Union[str, os.PathLike, dict], *, budget: float = 600, any_crash: bool = False,
+           progress: bool = False) -> Reduction:
+    """Reduces a finding (its folder ``OUT/findings/ID``, or a finding dict of a RunResult whose run
+    folder is known) to a small, verified mysql-test-run test case in ``FINDING/repro``.
+
+    ``budget``: seconds for the reduction stages (the best case so far is kept when it runs out);
+    ``any_crash``: any crash counts, not only one with the finding's frames.
+    """
+    if isinstance(finding, dict):
+        if "folder" not in finding:
+            raise _core.InvalidInput("reduce: give the finding's folder (OUT/findings/ID)")
+        finding = finding["folder"]
+    folder = pathlib.Path(finding)
+    if not (folder / "finding.json").exists():
+        raise _core.InvalidInput(f"{folder}: no finding.json: not a finding folder (OUT/findings/ID)")
+    if not isinstance(budget, (int, float)) or budget <= 0:
+        raise _core.InvalidInput(f"budget: seconds, more than 0, not {budget!r}")
+    return _Reducer(folder, float(budget), any_crash, progress).reduce()

@@ -1,0 +1,47 @@
+"""Runs that hide a few planted statements in a long multi-session history of noise (selects,
+writes, DDL and SET), for the reducer's tests and benchmark."""
+
+import collections
+import time
+
+import gauntlet
+from gauntlet import Grammar
+
+NOISE = """
+query: planted ;
+noise: ==FACTOR:3== select | ==FACTOR:2== dml | ddl ;
+select: SELECT _digit | SELECT COUNT(*) FROM _table | SELECT _field FROM _table WHERE _field < _digit ORDER BY 1 LIMIT 3 ;
+dml: INSERT INTO noise VALUES (_digit) | UPDATE noise SET c = c + 1 WHERE c < _digit | DELETE FROM noise WHERE c = _digit ;
+ddl: CREATE TABLE IF NOT EXISTS noise (c INT) | ALTER TABLE noise ADD COLUMN IF NOT EXISTS d INT |
+     ALTER TABLE noise DROP COLUMN IF EXISTS d | CREATE OR REPLACE TABLE scratch (a INT) | DROP TABLE IF EXISTS scratch |
+     SET SESSION sort_buffer_size = 262144 ;
+"""
+
+# A crash of Debian's MariaDB 10.11 (README), its table created and filled by other sessions.
+CRASH = {(2, 300): "CREATE TABLE tj (c CHAR(5))", (3, 600): "INSERT INTO tj VALUES ('zz')",
+         (1, 1450): "SELECT COUNT(*) FROM tj WHERE JSON_EXTRACT('{}', '$') <=> UNHEX(c)"}
+# A wrong result of the same release (README): a row in both WHERE p and WHERE NOT p (TLP).
+WRONG = {(2, 300): "CREATE TABLE t (e ENUM('a','b'))", (3, 600): "INSERT INTO t VALUES ('a'), ('b')",
+         (1, 1450): "SELECT e FROM t WHERE e NOT IN (SELECT 1 FROM t)"}
+# Differs between servers only when both div_precision_increment=8 and lc_time_names=es_ES.
+TWO_OPTIONS = {(1, 700): "SELECT (1/3 = 0.33333333) AND (DAYNAME('2024-01-07') = 'domingo') AS both_set"}
+
+
+def planted_run(out, plant: dict, *, threads: int = 4, queries: int = 1500, quiet: bool = False, **run_args):
+    """A run whose session T sends plant[(T, N)] as its Nth query and noise otherwise. ``quiet``:
+    the last planted statement waits until the other sessions have sent all theirs (oracles confirm
+    a wrong result only while no other session writes)."""
+    calls = collections.Counter()
+    last = max(plant, key=lambda key: key[1])
+
+    def planted(ctx):
+        calls[ctx.thread_id] += 1
+        key = (ctx.thread_id, calls[ctx.thread_id])
+        if quiet and key == last:
+            deadline = time.monotonic() + 8
+            while time.monotonic() < deadline and any(calls[t] < queries for t in range(1, threads + 1)
+                                                      if t != ctx.thread_id):
+                time.sleep(0.01)
+        return plant.get(key) or ctx.expand("noise")
+    grammar = Grammar.from_string(NOISE, rules={"planted": planted})
+    return gauntlet.run(grammar, threads=threads, queries=queries, out=out, statement_log=True, **run_args)

@@ -1,0 +1,157 @@
+"""Reduction: findings planted in long multi-session histories become small test cases that
+Debian's mariadb-test-run fails on the same server binary."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+import gauntlet
+import pytest
+from gauntlet.reduction import verify_with_mtr
+from gauntlet.targets import Target
+
+from faults import ENV
+from planted import CRASH, TWO_OPTIONS, WRONG, planted_run
+
+
+def _files(repro, name):
+    return {p.name for p in repro.iterdir()} >= {f"{name}{s}" for s in (".test", ".opt", ".result", ".sql")} | {
+        "README.md", "reduction.json"}
+
+
+@pytest.fixture(scope="module")
+def crash_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("crash") / "run"
+    result = planted_run(out, CRASH)
+    assert result.summary()["stop_reason"] == "crash"
+    assert result.summary()["statements"] >= 5000
+    return out, result
+
+
+def test_a_crash_in_5000_statements_of_4_sessions_becomes_a_verified_test_case(crash_run):
+    out, result = crash_run
+    threads = {json.loads(line)["thread"] for p in out.glob("statements-*.jsonl")
+               for line in p.read_text().splitlines() if '"seq"' in line}
+    assert threads == {1, 2, 3, 4}
+    crash = next(f for f in result.findings if f["kind"] == "crash")
+    reduction = result.reduce(crash, budget=300)
+    r = reduction.record
+    assert r["reproduced"] and r["statements_before"] >= 5000
+    assert r["statements_after"] <= 5 and r["setup_after"] <= 2, r
+    assert [s["stage"] for s in r["stages"]] == ["statements", "data"]
+    assert all(s["attempts"] > 0 for s in r["stages"])
+    test = reduction.test
+    for sql in CRASH.values():
+        assert sql in test
+    assert "INSERT INTO noise" not in test and "scratch" not in test
+    assert reduction.verified, r["verification"]
+    assert r["verification"]["signature"].startswith("signal 11: Item_func_json_extract::read_json")
+    assert _files(reduction.folder, r["name"])
+    readme = (reduction.folder / "README.md").read_text()
+    assert "verified by mariadb-test-run" in readme and "| statements | " in readme
+    assert "verified" in repr(reduction) and "NOT" not in repr(reduction)
+
+
+def test_a_reduction_out_of_time_keeps_its_best_case(crash_run, tmp_path):
+    out, result = crash_run
+    copy = tmp_path / "run"
+    shutil.copytree(out, copy, symlinks=True, ignore=shutil.ignore_patterns("*.sock", "repro"))
+    crash = next(f for f in result.findings if f["kind"] == "crash")
+    reduction = gauntlet.reduce(copy / "findings" / crash["id"], budget=20)
+    r = reduction.record
+    assert r["reproduced"]
+    assert any(s.get("out_of_time") for s in r["stages"]), r["stages"]
+    assert r["statements_after"] <= r["statements_before"]
+    # The best case so far is on disk, as a test case mariadb-test-run can run.
+    assert _files(reduction.folder, r["name"])
+    assert CRASH[(1, 1450)] in reduction.test
+    saved = json.loads((reduction.folder / "reduction.json").read_text())
+    assert saved["statements_after"] == r["statements_after"]
+
+
+def test_a_wrong_result_becomes_a_test_case_that_checks_the_relation(tmp_path):
+    result = planted_run(tmp_path / "run", WRONG, oracles="tlp", quiet=True)
+    tlp = [f for f in result.findings if f["kind"] == "tlp"]
+    assert [f["statement"] for f in tlp] == [WRONG[(1, 1450)]]
+    reduction = result.reduce(tlp[0], budget=300)
+    r = reduction.record
+    assert r["statements_after"] <= 5 and r["setup_after"] <= 2, r
+    assert reduction.verified, r["verification"]
+    log = (reduction.folder / "mtr.log").read_text()
+    assert "relation unordered fails: WHERE p, WHERE NOT p and WHERE p IS NULL" in log
+    # Where the relation holds the same test case passes, against the .result it ships with.
+    name = r["name"]
+    fixed = tmp_path / "fixed"
+    fixed.mkdir()
+    for suffix in (".test", ".opt", ".result"):
+        text = (reduction.folder / f"{name}{suffix}").read_text()
+        (fixed / f"{name}{suffix}").write_text(text.replace("e NOT IN (SELECT 1 FROM t)", "e = 'a'"))
+    finding = json.loads((result.out / "findings" / tlp[0]["id"] / "finding.json").read_text())
+    holds = verify_with_mtr(fixed, name, finding, Target("default"))
+    assert holds["passed"] and not holds["verified"], holds
+
+
+def test_the_options_a_finding_needs_are_found(tmp_path):
+    targets = [{"name": "plain"},
+               {"name": "tuned", "options": {"table_open_cache": 200, "div_precision_increment": 8,
+                                             "tmp_table_size": 8388608, "lc_time_names": "es_ES",
+                                             "max_connections": 200}}]
+    result = planted_run(tmp_path / "run", TWO_OPTIONS, threads=1, queries=1000, oracles="differential",
+                         targets=targets)
+    divergence = [f for f in result.findings if f["kind"] == "divergence"]
+    assert len(divergence) == 1
+    reduction = result.reduce(divergence[0], budget=300)
+    r = reduction.record
+    assert r["options_after"] == {"plain": [], "tuned": ["div_precision_increment=8", "lc_time_names=es_ES"]}
+    assert r["statements_after"] == 1 and TWO_OPTIONS[(1, 700)] in reduction.test
+    assert [s["stage"] for s in r["stages"]] == ["statements", "data", "options"]
+    # One server cannot show a divergence: said so, never called verified.
+    assert not reduction.verified and "cannot check itself" in r["verification"]["why"]
+
+
+def test_bad_input_to_reduce(tmp_path):
+    with pytest.raises(gauntlet.InvalidInput, match="not a finding folder"):
+        gauntlet.reduce(tmp_path)
+    cli = subprocess.run([sys.executable, "-m", "gauntlet", "reduce", str(tmp_path)], capture_output=True,
+                         text=True, env=ENV)
+    assert cli.returncode == 2 and "not a finding folder" in cli.stderr
+    folder = tmp_path / "findings" / "0001-hang"
+    folder.mkdir(parents=True)
+    (folder / "finding.json").write_text(json.dumps({"id": "0001-hang", "kind": "hang", "signature": "hang"}))
+    (tmp_path / "run.json").write_text("{}")
+    with pytest.raises(gauntlet.InvalidInput, match="a hang finding cannot be reduced yet"):
+        gauntlet.reduce(folder)
+    with pytest.raises(gauntlet.InvalidInput, match="budget"):
+        gauntlet.reduce(folder, budget=0)
+    (folder / "finding.json").write_text(json.dumps({"id": "0001-crash", "kind": "crash", "signature": "s"}))
+    (tmp_path / "run.json").unlink()
+    with pytest.raises(gauntlet.InvalidInput, match="no run.json"):
+        gauntlet.reduce(folder)
+    assert re.search(r"reduce FINDING_DIR|FINDING_DIR", subprocess.run(
+        [sys.executable, "-m", "gauntlet", "reduce", "--help"], capture_output=True, text=True, env=ENV).stdout)
+
+
+def test_a_script_checks_only_the_statements_marked_check(tmp_path):
+    """What lets an attempt check only the finding's statement: Script.from_statements' check."""
+    from gauntlet import _core
+    with gauntlet.ManagedServer(tmp_path / "server") as server:
+        conn = _core.Connection.open(server.connection)
+        conn.execute("CREATE DATABASE IF NOT EXISTS test")
+        wrong = WRONG[(1, 1450)]
+        again = "SELECT t.e FROM t WHERE t.e NOT IN (SELECT 1 FROM t)"
+        steps = [WRONG[(2, 300)], WRONG[(3, 600)], wrong, again, "SELECT e FROM t WHERE e = 'a'"]
+        statements = [{"seq": i, "thread": 1, "sql": sql, "check": i >= 3} for i, sql in enumerate(steps)]
+        script = _core.Script.from_statements(statements, 1)
+        assert (script.sessions, script.statements) == (1, 5)
+        options = _core.RunOptions()
+        options.threads, options.out_dir, options.statement_log, options.hang_timeout = 1, str(tmp_path / "o"), \
+            False, 30
+        params = server.connection
+        params.database = "test"
+        target = {"name": "default", "connection": params, "server": server._s, "setup": [], "description": {}}
+        summary, _ = _core.execute_run(script, _core.Schema([], []), [target], options, ["tlp"], {}, None)
+    assert summary["statements"] == 5
+    assert summary["oracles"]["tlp"]["checked"] == 2
+    assert [f["statement"] for f in summary["findings"]] == [again]

@@ -12,9 +12,13 @@ keeps it only when the same finding comes back:
    shortest tail that still finds it starts with one; see _shrink), then each
    tried without, so the result is 1-minimal as ddmin's is, in fewer attempts
    when few are needed; the finding's own statement stays.
-3. data: the loaded data as CREATE/INSERT statements (read back from the
-   server), shrunk the same way, then columns and indexes dropped one by one.
-4. options: each target's server options shrunk the same way (against the defaults).
+3. statement: the finding's own statement, generated again by the run's grammar
+   from fewer and simpler choices (Hypothesis-style), or cut by SQL text when the
+   grammar cannot give it again.
+4. data: the loaded data as CREATE/INSERT statements (read back from the
+   server), shrunk the same way as the statements, then columns and indexes
+   dropped one by one.
+5. options: each target's server options shrunk the same way (against the defaults).
 
 The result goes to ``FINDING/repro/``: ``NAME.test``, ``.opt`` and ``.result``
 for mariadb-test-run, ``NAME.sql`` for ``mariadb < file``, ``README.md`` and
@@ -27,6 +31,7 @@ binary; only a failure there the same way makes it ``verified``.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -39,6 +44,7 @@ import time
 from typing import Callable, List, Optional, Sequence, Union
 
 from . import _core
+from .grammar import Grammar
 from .run import _checked_targets, _data_spec, _with_engine
 from .server import DEFAULT_BINARY, ManagedServer, ServerError
 
@@ -64,6 +70,7 @@ class Step:
     sql: Union[str, bytes]
     start: float = 0.0
     end: float = 0.0
+    key: Optional[dict] = dataclasses.field(default=None, compare=False)  # its replay key, when generated
 
 
 @dataclasses.dataclass
@@ -178,7 +185,7 @@ def _read_history(run_dir: pathlib.Path) -> List[Step]:
                 if "header" in j:
                     continue
                 sql = bytes.fromhex(j["sql_hex"]) if "sql_hex" in j else j["sql"]
-                steps.append(Step(j["seq"], j["thread"], sql, j.get("start", 0.0), j.get("end", 0.0)))
+                steps.append(Step(j["seq"], j["thread"], sql, j.get("start", 0.0), j.get("end", 0.0), j.get("key")))
     steps.sort(key=lambda s: s.seq)
     return steps
 
@@ -442,9 +449,16 @@ class _Reducer:
         self.stages: list = []
         self.started = time.monotonic()
         self.rate = 1.0
+        self.current = ("prepare", lambda: 0)  # the stage running, and how it measures the case
 
-    def say(self, text: str) -> None:
-        if self.progress:
+    def say(self, text: str, live: bool = False) -> None:
+        """Progress on stderr: a line per stage, and (``live``) the size after each step that
+        shrank it, rewritten in place on a terminal."""
+        if not self.progress:
+            return
+        if sys.stderr.isatty():
+            print(f"\rgauntlet reduce: {text}\033[K", end="" if live else "\n", file=sys.stderr, flush=True)
+        else:
             print(f"gauntlet reduce: {text}", file=sys.stderr, flush=True)
 
     # -- attempts --------------------------------------------------------------------------------
@@ -456,6 +470,7 @@ class _Reducer:
 
     def stage(self, name: str, before: int, shrink: Callable[[], None], size: Callable[[], int]) -> None:
         t0, a0 = time.monotonic(), self.lab.attempts
+        self.current = (name, size)
         out_of_time = False
         try:
             shrink()
@@ -472,6 +487,9 @@ class _Reducer:
             return False
         self.best = candidate
         self.save()
+        name, size = self.current
+        self.say(f"{name}: {size()} (attempt {self.lab.attempts}, {time.monotonic() - self.started:.0f} s)",
+                 live=True)
         return True
 
     # -- the run ---------------------------------------------------------------------------------
@@ -518,6 +536,9 @@ class _Reducer:
             twins = list(_core.temporary_twin_sql(spec._s))
         else:
             setup = ["CREATE DATABASE IF NOT EXISTS test", "USE test"]
+        # The schema the run's generators saw, to generate its statements again.
+        self.schema = _core.introspect_schema(_core.Connection.open(servers[0].connection),
+                                              databases if spec is not None else [])
         self.lab.run_database = databases[0]
         self.lab.dirty = True
         steps = _read_history(self.run_dir)
@@ -559,6 +580,78 @@ class _Reducer:
         _shrink(list(self.best.history), lambda kept: self.attempt(self.best.replace(history=kept)))
         if self.best.sessions != 1:
             self.attempt(self.best.replace(sessions=1))
+
+    def generator(self) -> Optional["_core.Generator"]:
+        """A generator of the run's grammar (as it was: same sources) over the run's schema, or
+        None when the grammar cannot be had again (Python rules, a file gone or changed)."""
+        run = self.run
+        if run.get("python_rules") or not run.get("grammar"):
+            return None
+        try:
+            grammar = Grammar(run["grammar"], *(run.get("redefine") or []))
+        except (_core.InvalidInput, _core.GauntletError, OSError):
+            return None
+        for source in run.get("grammar_sources", []):
+            try:
+                text = grammar._g.source_text(source["source"])
+            except (_core.InvalidInput, _core.GauntletError, IndexError, KeyError):
+                return None
+            if hashlib.sha256(text).hexdigest() != source["sha256"]:
+                return None
+        return _core.Generator(grammar._g, self.schema, run.get("seed", 1), 1, 1, run.get("max_depth", 64))
+
+    def shorter(self, text: str, seen: set) -> bool:
+        """Whether the finding's statement as ``text`` (shorter, not tried yet) still finds it."""
+        if text in seen or len(text) >= len(_text(self.best.target.sql)):
+            return False
+        seen.add(text)
+        return self.attempt(self.best.replace(target=dataclasses.replace(self.best.target, sql=text)))
+
+    def reduce_statement(self) -> None:
+        """The finding's statement made shorter. When the run's grammar gives it again: from fewer
+        or simpler grammar choices, as Hypothesis shrinks (spans of choices deleted, the rest padded
+        with each rule's first alternative; single choices set to 0; numbers halved), the passes
+        repeated until none helps. Then (and only so for a log from elsewhere or Python rules) by
+        SQL text: list items and clauses left out (_sql_cuts)."""
+        target = self.best.target
+        gen = self.generator() if target.key else None
+        original = None
+        if gen is not None:
+            try:
+                original = gen.replay(target.key, None, True, "")
+            except (_core.InvalidInput, _core.GauntletError):
+                pass
+        seen = {_text(target.sql)}
+        if original is not None and original.text == _text(target.sql):  # the grammar gives it again
+            self.shrink_choices(gen, target.key, [c[0] for c in original.choices], seen)
+        progress = True
+        while progress:  # then (or only) by text
+            progress = any(self.shorter(cut, seen) for cut in _sql_cuts(_text(self.best.target.sql)))
+
+    def shrink_choices(self, gen, key: dict, choices: list, seen: set) -> None:
+        """The choice passes of reduce_statement."""
+        def shorter(candidate: list) -> bool:
+            try:
+                text = gen.replay(key, candidate, False, "").text
+            except (_core.InvalidInput, _core.GauntletError):
+                return False
+            return self.shorter(text, seen)
+        improved = True
+        while improved:
+            improved = False
+            for span in (16, 8, 4, 2, 1):
+                i = len(choices) - span
+                while i >= 0:
+                    candidate = choices[:i] + choices[i + span:]
+                    if shorter(candidate):
+                        choices, improved = candidate, True
+                    i -= 1
+            for i in range(len(choices)):
+                for value in ({0, choices[i] // 2} - {choices[i]}):
+                    candidate = choices[:i] + [value] + choices[i + 1:]
+                    if shorter(candidate):
+                        choices, improved = candidate, True
+                        break
 
     def reduce_data(self) -> None:
         _shrink(list(self.best.setup), lambda kept: self.attempt(self.best.replace(setup=kept)))
@@ -605,6 +698,9 @@ class _Reducer:
             self.reproduced = self.reproduce()
             if self.reproduced:
                 self.stage("statements", before, self.reduce_statements, lambda: self.best.size)
+                if self.best.target is not None:
+                    self.stage("statement", len(_text(self.best.target.sql)), self.reduce_statement,
+                               lambda: len(_text(self.best.target.sql)))
                 self.stage("data", len(self.case.setup), self.reduce_data, lambda: len(self.best.setup))
                 options = sum(len(v) for v in self.case.options.values())
                 if options:
@@ -687,6 +783,51 @@ def _split_values(text: str) -> list:
         i += 1
     items.append(text[start:])
     return items
+
+
+_CLAUSES = {"WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW"}
+_ENDS = _CLAUSES | {"UNION", "EXCEPT", "INTERSECT", "INTO", "FOR"}
+_BOUNDS = _ENDS | {"SELECT", "FROM", "ON", "JOIN", "SET", "VALUES", "USING", "BY"}
+
+
+def _sql_cuts(sql: str) -> list:
+    """Shorter versions of a statement, shortest first: an item of a comma-separated list (the
+    select list, a function's arguments, an IN list, VALUES) left out, or a clause (WHERE, GROUP
+    BY, HAVING, ORDER BY, LIMIT, WINDOW) up to the next one at its level. Quotes are respected."""
+    # Tokens: quoted strings and identifiers whole, brackets, commas, words, the rest one by one.
+    tokens = list(re.finditer(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|[(),]|\w+|\s+|.", sql, re.S))
+    words = [m.group().upper() for m in tokens]
+    depth, level = 0, []
+    for w in words:
+        depth -= w == ")"
+        level.append(depth)
+        depth += w == "("
+
+    def scan(i: int, step: int, stop: set) -> int:
+        """The first token from i on (by step) that ends what starts at i's level."""
+        d = level[i]
+        j = i + step
+        while 0 <= j < len(tokens) and not (level[j] < d or level[j] == d and (words[j] == "," or words[j] in stop)):
+            j += step
+        return j
+    cuts = []
+    for i, w in enumerate(words):
+        if w == ",":  # the item before the comma (with it), and the item after it (with the comma)
+            j, k = scan(i, -1, _BOUNDS), scan(i, 1, _BOUNDS)
+            cuts.append((tokens[j].end() if j >= 0 else 0, tokens[i].end()))
+            cuts.append((tokens[i].start(), tokens[k].start() if k < len(tokens) else len(sql)))
+        elif w in _CLAUSES:
+            k = scan(i, 1, _ENDS)
+            while k < len(tokens) and words[k] == ",":  # a comma inside the clause (ORDER BY a, b)
+                k = scan(k, 1, _ENDS)
+            cuts.append((tokens[i].start(), tokens[k].start() if k < len(tokens) else len(sql)))
+    out = set()
+    for a, b in cuts:
+        left, right = sql[:a].rstrip(), sql[b:].lstrip()
+        glue = "" if not left or not right or left[-1] in "(," or right[0] in ")," else " "
+        out.add(left + glue + right)
+    out.discard(sql)
+    return sorted(out, key=len)
 
 
 def _mtr_statement(sql: str) -> str:

@@ -40,7 +40,7 @@ def test_a_crash_in_5000_statements_of_4_sessions_becomes_a_verified_test_case(c
     r = reduction.record
     assert r["reproduced"] and r["statements_before"] >= 5000
     assert r["statements_after"] <= 5 and r["setup_after"] <= 2, r
-    assert [s["stage"] for s in r["stages"]] == ["statements", "data"]
+    assert [s["stage"] for s in r["stages"]] == ["statements", "statement", "data"]
     assert all(s["attempts"] > 0 for s in r["stages"])
     test = reduction.test
     for sql in CRASH.values():
@@ -106,7 +106,7 @@ def test_the_options_a_finding_needs_are_found(tmp_path):
     r = reduction.record
     assert r["options_after"] == {"plain": [], "tuned": ["div_precision_increment=8", "lc_time_names=es_ES"]}
     assert r["statements_after"] == 1 and TWO_OPTIONS[(1, 700)] in reduction.test
-    assert [s["stage"] for s in r["stages"]] == ["statements", "data", "options"]
+    assert [s["stage"] for s in r["stages"]] == ["statements", "statement", "data", "options"]
     # One server cannot show a divergence: said so, never called verified.
     assert not reduction.verified and "cannot check itself" in r["verification"]["why"]
 
@@ -155,3 +155,32 @@ def test_a_script_checks_only_the_statements_marked_check(tmp_path):
     assert summary["statements"] == 5
     assert summary["oracles"]["tlp"]["checked"] == 2
     assert [f["statement"] for f in summary["findings"]] == [again]
+
+
+def test_run_reduce_reduces_each_new_finding_after_the_run(tmp_path):
+    grammar = tmp_path / "crash.yy"
+    grammar.write_text("query_init: CREATE TABLE IF NOT EXISTS tj (c CHAR(5)) ; INSERT INTO tj VALUES ('zz') ;\n"
+                       "query: ==FACTOR:3000== SELECT _digit | " + CRASH[(1, 1450)] + " ;\n")
+    out = tmp_path / "out"
+    cli = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--grammar", str(grammar), "--threads", "2",
+                          "--duration", "30", "--data", "none", "--statement-log", "--reduce",
+                          "--reduce-budget", "120", "--out", str(out)],
+                         capture_output=True, text=True, env=ENV, timeout=600)
+    assert cli.returncode == 1, cli.stderr[-2000:]  # a finding
+    assert "gauntlet reduce: statements:" in cli.stderr
+    assert re.search(r"<Reduction 0001-crash: \d+ -> [1-5] statements, .*verified by mariadb-test-run", cli.stdout), \
+        cli.stdout
+    test = (out / "findings" / "0001-crash" / "repro" / "gauntlet_0001_crash.test").read_text()
+    assert "CREATE TABLE IF NOT EXISTS tj" in test and CRASH[(1, 1450)] in test
+
+
+def test_sql_cuts_leave_out_list_items_and_clauses_not_quoted_text():
+    from gauntlet.reduction import _sql_cuts
+    cuts = _sql_cuts("SELECT a, f(b, 'x,  y'), c FROM t WHERE a IN (1,2) GROUP BY a, b ORDER BY 1 LIMIT 3")
+    assert "SELECT a, f(b, 'x,  y'), c FROM t GROUP BY a, b ORDER BY 1 LIMIT 3" in cuts
+    assert "SELECT a, f(b, 'x,  y'), c FROM t WHERE a IN (1,2) ORDER BY 1 LIMIT 3" in cuts
+    assert "SELECT a, f(b), c FROM t WHERE a IN (1,2) GROUP BY a, b ORDER BY 1 LIMIT 3" in cuts
+    assert "SELECT f(b, 'x,  y'), c FROM t WHERE a IN (1,2) GROUP BY a, b ORDER BY 1 LIMIT 3" in cuts
+    assert "SELECT a, f(b, 'x,  y'), c FROM t WHERE a IN (2) GROUP BY a, b ORDER BY 1 LIMIT 3" in cuts
+    assert all(("'x" in c) == ("'x,  y'" in c) for c in cuts)  # a quoted comma is no list
+    assert len(cuts) == len(set(cuts)) and [len(c) for c in cuts] == sorted(len(c) for c in cuts)

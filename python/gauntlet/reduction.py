@@ -236,6 +236,7 @@ class _Lab:
     def __init__(self, work: pathlib.Path, targets: list, run: dict, finding: dict, oracles: list):
         self.work, self.targets, self.run, self.finding, self.oracles = work, targets, run, finding, oracles
         self.servers: dict = {}
+        self.matched = finding  # the finding as the last attempt that found it saw it
         self.dirty = True
         self.attempts = 0
         self.binary = {t.name: DEFAULT_BINARY if t.server == "default" else t.server for t in targets}
@@ -346,7 +347,10 @@ class _Lab:
         if any(not s.alive for s in servers):
             self.dirty = True
         found = summary.get("findings", [])
-        hit = any(_matches(wanted, f, case.target, any_crash) for f in found)
+        hits = [f for f in found if _matches(wanted, f, case.target, any_crash)]
+        hit = bool(hits)
+        if hits:  # what the oracle saw this time: a shrunk statement has its own follow-ups
+            self.matched = hits[0]
         with open(self.work.parent / "attempts.jsonl", "a") as log:
             log.write(json.dumps({"attempt": self.attempts, "statements": case.size, "setup": len(case.setup),
                                   "sessions": case.sessions, "options": case.options,
@@ -485,7 +489,7 @@ class _Reducer:
         """Whether ``candidate`` still finds it; if so it is the new best, on disk at once."""
         if not self.test(candidate):
             return False
-        self.best = candidate
+        self.best, self.seen_finding = candidate, self.lab.matched
         self.save()
         name, size = self.current
         self.say(f"{name}: {size()} (attempt {self.lab.attempts}, {time.monotonic() - self.started:.0f} s)",
@@ -572,7 +576,7 @@ class _Reducer:
                      f"on {'every statement' if check_all else 'its statement'}): {hits} of {tries}")
             if hits:
                 self.rate = hits / tries
-                self.best = case
+                self.best, self.seen_finding = case, self.lab.matched
                 return True
         return False
 
@@ -735,7 +739,7 @@ class _Reducer:
     def save(self) -> None:
         if not hasattr(self, "best"):
             return
-        files = _test_case(self.best, self.finding, self.name, getattr(self, "seen", {}), self.targets[0].name)
+        files = _test_case(self.best, self.checked(), self.name, getattr(self, "seen", {}), self.targets[0].name)
         for suffix, text in files.items():
             (self.repro / f"{self.name}{suffix}").write_text(text, errors="surrogateescape")
         record = self.record()
@@ -743,8 +747,14 @@ class _Reducer:
         (self.repro / "README.md").write_text(_readme(record, self.finding, files[".sql"], self.name,
                                                       getattr(self, "seen", {}).get("version", "")))
 
+    def checked(self) -> dict:
+        """The finding with what its oracle saw on the best case (a shrunk statement's own two
+        sides of the relation), for the test case and its verification."""
+        seen = getattr(self, "seen_finding", None) or self.finding
+        return {**self.finding, **{k: seen[k] for k in ("evidence", "statement") if k in seen}}
+
     def verify(self) -> dict:
-        return verify_with_mtr(self.repro, self.name, self.finding, self.targets[0])
+        return verify_with_mtr(self.repro, self.name, self.checked(), self.targets[0])
 
 
 def _without_column(sql: str, table: str, column: str) -> str:

@@ -184,3 +184,22 @@ def test_sql_cuts_leave_out_list_items_and_clauses_not_quoted_text():
     assert "SELECT a, f(b, 'x,  y'), c FROM t WHERE a IN (2) GROUP BY a, b ORDER BY 1 LIMIT 3" in cuts
     assert all(("'x" in c) == ("'x,  y'" in c) for c in cuts)  # a quoted comma is no list
     assert len(cuts) == len(set(cuts)) and [len(c) for c in cuts] == sorted(len(c) for c in cuts)
+
+
+def test_a_shrunk_statement_is_checked_by_its_own_relation(tmp_path):
+    """The test case of a wrong result whose statement the reducer shortened computes the two sides
+    of the shortened statement (its oracle's follow-ups), not the original's."""
+    grammar = tmp_path / "wrong.yy"
+    grammar.write_text("query_init: " + WRONG[(2, 300)] + " ; " + WRONG[(3, 600)] + " ;\n"
+                       "query: ==FACTOR:50== SELECT _digit | SELECT e, 'pad', LENGTH(e) FROM t WHERE e NOT IN "
+                       "(SELECT 1 FROM t) ORDER BY e ;\n")
+    result = gauntlet.run(gauntlet.Grammar(grammar), threads=1, queries=200, out=tmp_path / "out",
+                          statement_log=True, data="none", oracles="tlp")
+    tlp = [f for f in result.findings if f["kind"] == "tlp"]
+    assert len(tlp) == 1, result.findings
+    reduction = result.reduce(tlp[0], budget=120)
+    r = reduction.record
+    statement = next(s for s in r["stages"] if s["stage"] == "statement")
+    assert statement["after"] < statement["before"]
+    assert "'pad'" not in reduction.test and "LENGTH(e)" not in reduction.test
+    assert reduction.verified, r["verification"]

@@ -9,7 +9,7 @@ import sys
 
 import gauntlet
 import pytest
-from gauntlet.reduction import verify_with_mtr
+from gauntlet.testcase import verify_with_mtr
 from gauntlet.targets import Target
 
 from faults import ENV

@@ -4,8 +4,10 @@ Three cases, each hidden in a multi-session history of noise (selects, writes, D
 tests/python/planted.py): a crash of Debian's MariaDB 10.11 whose table two other sessions
 create and fill, in about 10,000 statements of 4 sessions (goal: <= 10 statements in <= 120
 s); a wrong result (TLP) in about 6,000; and a divergence between two servers that needs two
-of the five options one of them was started with. Each reproducer is then run by
-mariadb-test-run, whose verdict is printed.
+of the five options one of them was started with; a hang of two sessions (a table lock
+one holds, another waits for) in about 1,200; and a slow join (timing oracle: a target
+started with join_cache_level=0 and one option more) in 300. Each reproducer is then run
+by mariadb-test-run, whose verdict is printed.
 
     make bench            # or: PYTHONPATH=python /usr/bin/python3 benchmarks/bench_reduce.py
 """
@@ -18,16 +20,16 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "tests" / "python"))
-from planted import CRASH, TWO_OPTIONS, WRONG, planted_run  # noqa: E402
+from planted import CRASH, HANG, SLOW_JOIN, TWO_OPTIONS, WRONG, planted_run  # noqa: E402
 
 
-def case(label: str, out: pathlib.Path, plant: dict, goal=None, **run_args) -> bool:
+def case(label: str, out: pathlib.Path, plant: dict, goal=None, kind=None, reduce_args=None, **run_args) -> bool:
     t0 = time.monotonic()
     result = planted_run(out, plant, **run_args)
-    finding = next(f for f in result.findings if not f.get("known"))
+    finding = next(f for f in result.findings if not f.get("known") and kind in (None, f["kind"]))
     print(f"\n{label}: run of {result.summary()['statements']:,} statements in {time.monotonic() - t0:.1f} s; "
           f"finding {finding['id']}: {finding['signature'][:90]}")
-    reduction = result.reduce(finding, budget=600)
+    reduction = finding.reduce(budget=600, **(reduce_args or {}))
     r = reduction.record
     print(f"  {'stage':<11} {'before':>7} {'after':>6} {'attempts':>9} {'seconds':>8}")
     for s in r["stages"]:
@@ -57,6 +59,9 @@ def main() -> int:
              targets=[{"name": "plain"}, {"name": "tuned", "options": {
                  "table_open_cache": 200, "div_precision_increment": 8, "tmp_table_size": 8388608,
                  "lc_time_names": "es_ES", "max_connections": 200}}])
+        case("hang (two sessions)", tmp / "hang", HANG, queries=300, hang_timeout=3, reduce_args={"hang_timeout": 2})
+        case("slow join (timing)", tmp / "timing", SLOW_JOIN, kind="timing", threads=1, queries=300, oracles="timing",
+             targets=[{"name": "a"}, {"name": "b", "options": {"join_cache_level": 0, "max_connections": 200}}])
     return 0 if ok else 1
 
 

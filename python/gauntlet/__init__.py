@@ -17,13 +17,13 @@ from .grammar import (Column, Coverage, Generator, Grammar, RuleContext, Schema,
                       split_statements)
 from .analysis import compare
 from .oracle import Observation, Oracle, Skip
-from .run import Run, RunResult, replay, run
+from .run import Finding, Run, RunResult, replay, run
 from .reduction import Reduction, reduce
 from .targets import Target
 from .server import Connection, ManagedServer, ServerError, parse_dsn
 
 __all__ = [
-    "Column", "Connection", "Coverage", "compare", "GauntletError", "GenerationError", "Generator", "Grammar",
+    "Column", "Connection", "Coverage", "compare", "Finding", "GauntletError", "GenerationError", "Generator", "Grammar",
     "InvalidInput", "ManagedServer", "Observation", "Oracle", "Reduction", "RuleContext", "Run", "RunResult", "Schema",
     "ServerError", "Skip", "Table", "Target", "parse_dsn", "reduce", "replay", "run", "split_statements",
 ]

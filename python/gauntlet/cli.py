@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from . import GauntletError, InvalidInput
@@ -128,7 +127,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def _reduce(args: argparse.Namespace) -> int:
     from .reduction import reduce
-    reduction = reduce(args.finding_dir, budget=args.budget, any_crash=args.any_crash, progress=True)
+    reduction = reduce(args.finding_dir, budget=args.budget, any_crash=args.any_crash, progress=True,
+                       hang_timeout=args.hang_timeout)
     print(reduction)
     print(f"test case: {reduction.folder} ({reduction.record['verification'].get('why', '')})")
     return 0 if reduction.verified else 1
@@ -250,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     rd.add_argument("--budget", type=float, default=600, help="seconds for the reduction stages (default 600)")
     rd.add_argument("--any-crash", action="store_true",
                     help="count any crash as the finding, not only one with its frames")
+    rd.add_argument("--hang-timeout", type=float, metavar="SECONDS",
+                    help="a hang: seconds without a finished statement that make an attempt hang "
+                         "(default: the run's hang timeout, at most 10)")
     rd.set_defaults(func=_reduce)
 
     rp = sub.add_parser("replay", help="execute again the statements a run logged (--statement-log)",

@@ -3,7 +3,9 @@
 ``reduce(OUT/findings/ID)`` works on the run folder the finding belongs to
 (statement logs, data spec, seed, targets and their options) and on real
 servers; every attempt replays a candidate against freshly reset servers and
-keeps it only when the same finding comes back:
+keeps it only when the same finding comes back (for a hang: no statement
+finishing for ``hang_timeout`` seconds; for a timing finding: the timing oracle's
+repeated, rank-tested slowdown of the same statement):
 
 1. reproduce: the history up to the finding, serialized into one session; when
    that loses it, in the run's sessions and order. The recurrence rate over
@@ -12,9 +14,9 @@ keeps it only when the same finding comes back:
    shortest tail that still finds it starts with one; see _shrink), then each
    tried without, so the result is 1-minimal as ddmin's is, in fewer attempts
    when few are needed; the finding's own statement stays.
-3. statement: the finding's own statement, generated again by the run's grammar
-   from fewer and simpler choices (Hypothesis-style), or cut by SQL text when the
-   grammar cannot give it again.
+3. statement: each statement left (the finding's own first), generated again by
+   the run's grammar from fewer and simpler choices (Hypothesis-style), then cut
+   by SQL text (list items, clauses); measured in characters.
 4. data: the loaded data as CREATE/INSERT statements (read back from the
    server), shrunk the same way as the statements, then columns and indexes
    dropped one by one.
@@ -59,7 +61,8 @@ _GLOBAL_STATE = re.compile(r"@@GLOBAL|\bGLOBAL\b|\b(CREATE|DROP|ALTER|RENAME)\s+
 _MTR_OVERRIDES = ("default_storage_engine", "character_set_server", "collation_server", "use_stat_tables",
                   "histogram_type", "max_heap_table_size", "sort_buffer_size", "key_buffer_size",
                   "aria_pagecache_buffer_size", "innodb_buffer_pool_size")
-REDUCIBLE = ("crash", "shutdown", "corruption", "divergence", "error-mismatch", "error-log") + _RELATION_KINDS
+REDUCIBLE = ("crash", "shutdown", "hang", "corruption", "divergence", "error-mismatch", "error-log", "timing"
+             ) + _RELATION_KINDS
 
 
 class Reduction:
@@ -109,6 +112,8 @@ class _OutOfTime(Exception):
 def _matches(wanted: dict, found: dict, target: Optional[Step], any_crash: bool) -> bool:
     if wanted["kind"] in ("crash", "shutdown"):
         return found["kind"] == "crash" and (any_crash or same_crash(found["signature"], wanted["signature"]))
+    if wanted["kind"] == "hang":  # no statement finished for the reduction's hang timeout
+        return found["kind"] == "hang"
     if found["kind"] != wanted["kind"] or found.get("oracle") != wanted.get("oracle"):
         return False
     if wanted["kind"] in ("corruption", "error-log"):
@@ -181,6 +186,9 @@ class _Lab:
         self.work, self.targets, self.run, self.finding, self.oracles = work, targets, run, finding, oracles
         self.servers: dict = {}
         self.matched = finding  # the finding as the last attempt that found it saw it
+        # A hang is no statement finishing for this long: the run's timeout, at most 10 s, since
+        # every attempt that finds it lasts that long.
+        self.hang_timeout = min(run.get("hang_timeout", 60) or 60, 10)
         self.dirty = True
         self.attempts = 0
         self.binary = {t.name: DEFAULT_BINARY if t.server == "default" else t.server for t in targets}
@@ -254,60 +262,65 @@ class _Lab:
                 return None
         return servers
 
-    def attempt(self, case: Case, wanted: dict, any_crash: bool) -> bool:
-        """Runs the case once; True when the finding came back."""
-        self.attempts += 1
+    def execute(self, case: Case, statement_log: bool = False):
+        """Runs the case once through the executor; its summary and output folder, or None when a
+        server will not start or the data alone crashed it."""
         servers = self.load(case)
         if servers is None:
-            return False
-        steps = case.history + ([case.target] if case.target else [])
+            return None
+        steps = _compressed(case.history + ([case.target] if case.target else []))
         statements = [{"seq": s.seq, "thread": s.thread, "sql": s.sql, "start": s.start, "end": s.end,
-                       "check": case.check_all or case.target is None or s is case.target} for s in steps]
+                       "check": case.check_all or case.target is None or s.seq == case.target.seq} for s in steps]
         self.dirty = any(_GLOBAL_STATE.search(_text(s.sql)) for s in steps)
         if not statements:
-            return False
+            return None
         script = _core.Script.from_statements(statements, case.sessions)
         script.ordered = case.sessions != 1
         options = _core.RunOptions()
         settings = {"threads": script.sessions, "duration": 0, "queries": 0, "seed": self.run.get("seed", 1),
                     "statement_timeout": self.run.get("statement_timeout", 0) or 0,
-                    "hang_timeout": min(self.run.get("hang_timeout", 60) or 60, 60), "generate_timeout": 0,
+                    "hang_timeout": self.hang_timeout, "generate_timeout": 0,
                     "max_depth": self.run.get("max_depth", 64)}
         for key, value in settings.items():
             setattr(options, key, value)
         out = self.work / "attempt"
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
-        options.out_dir, options.statement_log = str(out), False
-        database = self.run_database
+        options.out_dir, options.statement_log = str(out), statement_log
         targets = []
         for t, server in zip(self.targets, servers):
             params = server.connection
-            params.database = database
+            params.database = self.run_database
             targets.append({"name": t.name, "connection": params, "server": server._s,
                             "setup": list(case.session_setup), "description": t.to_dict()})
-        t0 = time.monotonic()
         summary, _ = _core.execute_run(script, _core.Schema([], []), targets, options, self.oracles, {}, None)
         if any(not s.alive for s in servers):
             self.dirty = True
-        found = summary.get("findings", [])
+        return summary, out
+
+    def attempt(self, case: Case, wanted: dict, any_crash: bool) -> bool:
+        """Runs the case once; True when the finding came back."""
+        self.attempts += 1
+        t0 = time.monotonic()
+        ran = self.execute(case)
+        found = ran[0].get("findings", []) if ran else []
         hits = [f for f in found if _matches(wanted, f, case.target, any_crash)]
-        hit = bool(hits)
         if hits:  # what the oracle saw this time: a shrunk statement has its own follow-ups
             self.matched = hits[0]
         with open(self.work.parent / "attempts.jsonl", "a") as log:
             log.write(json.dumps({"attempt": self.attempts, "statements": case.size, "setup": len(case.setup),
                                   "sessions": case.sessions, "options": case.options,
-                                  "seconds": round(time.monotonic() - t0, 3), "found": hit,
+                                  "seconds": round(time.monotonic() - t0, 3), "found": bool(hits),
                                   "findings": [f"{f['kind']}: {f['signature'][:200]}" for f in found]}) + "\n")
-        return hit
+        return bool(hits)
 
     run_database = "test"
 
     def observe(self, case: Case) -> dict:
-        """Runs the case statement by statement on the first target, one connection per session, and
-        notes what a test case must say: each statement's error codes, the client's character set, and
-        the values of the variables mariadb-test-run sets differently."""
+        """What a test case must say about the case, on the first target: each statement's error
+        codes (the data's and each session's first statements run one by one, the history through
+        the executor as attempts run it, its statement log read back), the client's character set,
+        and the values of the variables mariadb-test-run sets differently."""
         self.dirty = True
         codes: dict = {}
 
@@ -318,23 +331,41 @@ class _Lab:
         servers = self.load(case, note)
         if servers is None:
             return {}
-        server = servers[0]
-        conn = _core.Connection.open(server.connection)
+        params = servers[0].connection
+        params.database = self.run_database
+        conn = _core.Connection.open(params)
         _, _, rows = conn.execute("SELECT @@character_set_client, @@collation_connection, VERSION()")
         charset, version = list(rows[0][:2]), rows[0][2]
         _, _, rows = conn.execute("SELECT " + ", ".join(f"@@global.{v}" for v in _MTR_OVERRIDES))
         overrides = [f"{v}={value}" for v, value in zip(_MTR_OVERRIDES, rows[0])]
-        sessions = {}
-        for step in case.history:
-            thread = 1 if case.sessions == 1 else step.thread
-            if thread not in sessions:
-                params = server.connection
-                params.database = self.run_database
-                sessions[thread] = _core.Connection.open(params)
-                for sql in case.session_setup:
-                    note(sessions[thread], sql)
-            note(sessions[thread], step.sql)
-        return {"charset": charset, "mtr_options": overrides, "codes": codes, "version": version}
+        for sql in case.session_setup:
+            note(conn, sql)
+        del conn
+        self.dirty = True
+        ran = self.execute(case, statement_log=True)
+        for log in ran[1].glob("statements-*.jsonl") if ran else []:
+            for line in log.read_text(errors="surrogateescape").splitlines():
+                j = json.loads(line)
+                if j.get("error") and j.get("outcome") != "cancelled":
+                    sql = _text(bytes.fromhex(j["sql_hex"])) if "sql_hex" in j else j["sql"]
+                    codes.setdefault(sql, set()).add(j["error"])
+        self.dirty = True
+        return {"charset": charset, "mtr_options": overrides, "codes": codes, "version": version,
+                "hang_timeout": self.hang_timeout}
+
+
+def _compressed(steps: List[Step]) -> List[Step]:
+    """The steps with the run's times shortened where statements left out of it leave a long pause:
+    an ordered replay waits as long between two statements as the run did, and what decides the
+    interleaving (which started or ended before which, and by how little) stays as it was."""
+    events = sorted((t, i, which) for i, s in enumerate(steps) for which, t in enumerate((s.start, s.end)))
+    times = [[s.start, s.end] for s in steps]
+    now, before = 0.0, None
+    for t, i, which in events:
+        if before is not None:
+            now += min(t - before, 0.01)
+        times[i][which], before = now, t
+    return [dataclasses.replace(s, start=a, end=max(a, b)) for s, (a, b) in zip(steps, times)]
 
 
 def _dump(server: ManagedServer, databases: Sequence[str]) -> List[str]:
@@ -373,7 +404,8 @@ def _dump(server: ManagedServer, databases: Sequence[str]) -> List[str]:
 
 
 class _Reducer:
-    def __init__(self, finding_dir: pathlib.Path, budget: float, any_crash: bool, progress):
+    def __init__(self, finding_dir: pathlib.Path, budget: float, any_crash: bool, progress,
+                 hang_timeout: Optional[float] = None):
         self.finding_dir = finding_dir.resolve()
         try:
             self.finding = json.loads((finding_dir / "finding.json").read_text())
@@ -391,6 +423,7 @@ class _Reducer:
                                      f"(reducible: {', '.join(REDUCIBLE)})")
         self.budget = _Budget(budget)
         self.any_crash = any_crash
+        self.hang_timeout = hang_timeout
         self.progress = progress
         self.repro = self.finding_dir / "repro"
         self.name = "gauntlet_" + re.sub(r"\W", "_", self.finding["id"]).lower()
@@ -458,8 +491,8 @@ class _Reducer:
         oracle = self.finding.get("oracle", "crash")
         runs = [n for n in run.get("oracles", ["crash"]) if n in known and
                 (n not in ("differential", "timing") or len(self.targets) > 1)]
-        if kind in ("crash", "shutdown", "corruption"):
-            # An oracle's follow-up of the statement may be what crashed the server.
+        if kind in ("crash", "shutdown", "corruption", "hang"):
+            # An oracle's follow-up of the statement may be what crashed the server (or hung).
             oracles = ["crash"] + [n for n in runs if n not in ("crash", "timing")]
         elif oracle in known:
             oracles = ["crash", oracle]
@@ -467,6 +500,8 @@ class _Reducer:
             family = oracle.split(":")[0] + "s"
             oracles = ["crash"] + ([family] if family in known else [n for n in runs if n != "crash"])
         self.lab = _Lab(self.repro / "work", self.targets, run, self.finding, oracles)
+        if self.hang_timeout is not None:
+            self.lab.hang_timeout = self.hang_timeout
         # The data as statements: loaded as the run loaded it, then read back.
         spec = _data_spec(run.get("data"), run.get("seed", 1))
         first = self.targets[0]
@@ -548,42 +583,57 @@ class _Reducer:
                 return None
         return _core.Generator(grammar._g, self.schema, run.get("seed", 1), 1, 1, run.get("max_depth", 64))
 
-    def shorter(self, text: str, seen: set) -> bool:
-        """Whether the finding's statement as ``text`` (shorter, not tried yet) still finds it."""
-        if text in seen or len(text) >= len(_text(self.best.target.sql)):
+    def text_of(self, index: Optional[int]) -> str:
+        """The text of the finding's statement (None) or of the history's statement ``index``."""
+        return _text((self.best.target if index is None else self.best.history[index]).sql)
+
+    def texts_size(self) -> int:
+        return sum(len(_text(s.sql)) for s in self.best.history + ([self.best.target] if self.best.target else []))
+
+    def shorter(self, index: Optional[int], text: str, seen: set) -> bool:
+        """Whether the case with statement ``index`` as ``text`` (shorter, not tried yet) still finds it."""
+        if text in seen or len(text) >= len(self.text_of(index)):
             return False
         seen.add(text)
-        return self.attempt(self.best.replace(target=dataclasses.replace(self.best.target, sql=text)))
+        if index is None:
+            return self.attempt(self.best.replace(target=dataclasses.replace(self.best.target, sql=text)))
+        history = list(self.best.history)
+        history[index] = dataclasses.replace(history[index], sql=text)
+        return self.attempt(self.best.replace(history=history))
 
     def reduce_statement(self) -> None:
-        """The finding's statement made shorter. When the run's grammar gives it again: from fewer
-        or simpler grammar choices, as Hypothesis shrinks (spans of choices deleted, the rest padded
-        with each rule's first alternative; single choices set to 0; numbers halved), the passes
-        repeated until none helps. Then (and only so for a log from elsewhere or Python rules) by
-        SQL text: list items and clauses left out (_sql_cuts)."""
-        target = self.best.target
-        gen = self.generator() if target.key else None
-        original = None
-        if gen is not None:
-            try:
-                original = gen.replay(target.key, None, True, "")
-            except (_core.InvalidInput, _core.GauntletError):
-                pass
-        seen = {_text(target.sql)}
-        if original is not None and original.text == _text(target.sql):  # the grammar gives it again
-            self.shrink_choices(gen, target.key, [c[0] for c in original.choices], seen)
-        progress = True
-        while progress:  # then (or only) by text
-            progress = any(self.shorter(cut, seen) for cut in _sql_cuts(_text(self.best.target.sql)))
+        """Each statement made shorter, the finding's own first, then the others from the last.
+        When the run's grammar gives one again: from fewer or simpler grammar choices, as
+        Hypothesis shrinks (spans of choices deleted, the rest padded with each rule's first
+        alternative; single choices set to 0; numbers halved), the passes repeated until none
+        helps. Then (and only so for a log from elsewhere or Python rules) by SQL text: list items
+        and clauses left out (_sql_cuts)."""
+        gen = None
+        indexes = ([None] if self.best.target is not None else []) + list(reversed(range(len(self.best.history))))
+        for index in indexes:
+            step = self.best.target if index is None else self.best.history[index]
+            seen = {_text(step.sql)}
+            original = None
+            if step.key:
+                gen = gen or self.generator()
+                try:
+                    original = gen.replay(step.key, None, True, "") if gen else None
+                except (_core.InvalidInput, _core.GauntletError):
+                    pass
+            if original is not None and original.text == _text(step.sql):  # the grammar gives it again
+                self.shrink_choices(gen, index, step.key, [c[0] for c in original.choices], seen)
+            progress = True
+            while progress:  # then (or only) by text
+                progress = any(self.shorter(index, cut, seen) for cut in _sql_cuts(self.text_of(index)))
 
-    def shrink_choices(self, gen, key: dict, choices: list, seen: set) -> None:
+    def shrink_choices(self, gen, index: Optional[int], key: dict, choices: list, seen: set) -> None:
         """The choice passes of reduce_statement."""
         def shorter(candidate: list) -> bool:
             try:
                 text = gen.replay(key, candidate, False, "").text
             except (_core.InvalidInput, _core.GauntletError):
                 return False
-            return self.shorter(text, seen)
+            return self.shorter(index, text, seen)
         improved = True
         while improved:
             improved = False
@@ -646,9 +696,7 @@ class _Reducer:
             self.reproduced = self.reproduce()
             if self.reproduced:
                 self.stage("statements", before, self.reduce_statements, lambda: self.best.size)
-                if self.best.target is not None:
-                    self.stage("statement", len(_text(self.best.target.sql)), self.reduce_statement,
-                               lambda: len(_text(self.best.target.sql)))
+                self.stage("statement", self.texts_size(), self.reduce_statement, self.texts_size)
                 self.stage("data", len(self.case.setup), self.reduce_data, lambda: len(self.best.setup))
                 options = sum(len(v) for v in self.case.options.values())
                 if options:
@@ -677,6 +725,8 @@ class _Reducer:
                 "setup_after": len(best.setup) if best else 0,
                 "options_after": best.options if best else {}, "sessions": best.sessions if best else 1,
                 "stages": self.stages, "attempts": self.lab.attempts if hasattr(self, "lab") else 0,
+                **({"hang_timeout": self.lab.hang_timeout} if self.finding["kind"] == "hang" and hasattr(self, "lab")
+                   else {}),
                 "seconds": round(time.monotonic() - self.started, 1),
                 "verification": getattr(self, "verification", {"verified": False, "why": "not run yet"})}
 
@@ -785,12 +835,14 @@ def _sql_cuts(sql: str) -> list:
 
 
 def reduce(finding: Union[str, os.PathLike, dict], *, budget: float = 600, any_crash: bool = False,
-           progress: bool = False) -> Reduction:
+           progress: bool = False, hang_timeout: Optional[float] = None) -> Reduction:
     """Reduces a finding (its folder ``OUT/findings/ID``, or a finding dict of a RunResult whose run
     folder is known) to a small, verified mysql-test-run test case in ``FINDING/repro``.
 
     ``budget``: seconds for the reduction stages (the best case so far is kept when it runs out);
-    ``any_crash``: any crash counts, not only one with the finding's frames.
+    ``any_crash``: any crash counts, not only one with the finding's frames; ``hang_timeout``: for
+    a hang, the seconds without a finished statement that make an attempt hang (default: the run's
+    hang timeout, at most 10 s; raise it when a slow statement could pass for the hang).
     """
     if isinstance(finding, dict):
         if "folder" not in finding:
@@ -801,4 +853,7 @@ def reduce(finding: Union[str, os.PathLike, dict], *, budget: float = 600, any_c
         raise _core.InvalidInput(f"{folder}: no finding.json: not a finding folder (OUT/findings/ID)")
     if not isinstance(budget, (int, float)) or budget <= 0:
         raise _core.InvalidInput(f"budget: seconds, more than 0, not {budget!r}")
-    return _Reducer(folder, float(budget), any_crash, progress).reduce()
+    if hang_timeout is not None and (not isinstance(hang_timeout, (int, float)) or hang_timeout <= 0):
+        raise _core.InvalidInput(f"hang_timeout: seconds, more than 0, not {hang_timeout!r}")
+    return _Reducer(folder, float(budget), any_crash, progress,
+                    None if hang_timeout is None else float(hang_timeout)).reduce()

@@ -27,6 +27,30 @@ from .targets import Target, make_targets
 KINDS = analysis.KINDS
 
 
+class Finding(dict):
+    """One finding of a run: a dict (kind, oracle, signature, detail, statement, preceding, targets,
+    key, occurrences, id, known) that can also reduce itself."""
+
+    def __init__(self, data: dict, run_out: pathlib.Path):
+        super().__init__(data)
+        self._out = run_out
+
+    @property
+    def folder(self) -> pathlib.Path:
+        """``OUT/findings/ID``: finding.json and, once reduced, repro/."""
+        return self._out / "findings" / self["id"]
+
+    def reduce(self, *, budget: float = 600, any_crash: bool = False, progress: bool = False,
+               hang_timeout: Optional[float] = None):
+        """Reduces it to a verified mysql-test-run test case in ``folder/repro`` (see
+        :func:`gauntlet.reduce`); returns the Reduction."""
+        from .reduction import reduce
+        return reduce(self.folder, budget=budget, any_crash=any_crash, progress=progress, hang_timeout=hang_timeout)
+
+    def __repr__(self) -> str:
+        return f"<Finding {self.get('id', '?')}: {self.get('signature', '')[:100]!r}>"
+
+
 class RunResult:
     """What a run did: ``summary()``, ``timeline()``, ``findings``, ``to_pandas()``.
 
@@ -67,18 +91,19 @@ class RunResult:
         """The findings, one per signature: dicts with kind (crash, shutdown, hang, corruption, unreachable,
         start, divergence, error-mismatch, error-log, ...), oracle, signature, detail, statement, preceding
         (the session's statements before it), targets, key (to replay it), occurrences, id (its folder
-        under OUT/findings) and known (the known-bugs note it matched)."""
-        return self._summary.get("findings", [])
+        under OUT/findings) and known (the known-bugs note it matched); ``finding.reduce()`` reduces one."""
+        return [Finding(f, self.out) for f in self._summary.get("findings", [])]
 
     def reduce(self, finding: Union[str, dict], *, budget: float = 600, any_crash: bool = False,
-               progress: bool = False):
+               progress: bool = False, hang_timeout: Optional[float] = None):
         """Reduces one finding (its id or dict) to a verified mysql-test-run test case in
         OUT/findings/ID/repro (see :func:`gauntlet.reduce`); returns the Reduction."""
         from .reduction import reduce
         fid = finding.get("id") if isinstance(finding, dict) else finding
         if not isinstance(fid, str) or not (self.out / "findings" / fid).exists():
             raise _core.InvalidInput(f"reduce: {finding!r} is no finding of the run in {self.out}")
-        return reduce(self.out / "findings" / fid, budget=budget, any_crash=any_crash, progress=progress)
+        return reduce(self.out / "findings" / fid, budget=budget, any_crash=any_crash, progress=progress,
+                      hang_timeout=hang_timeout)
 
     @property
     def exit_code(self) -> int:

@@ -23,6 +23,7 @@ from .server import DEFAULT_BINARY
 
 MTR_DIR = pathlib.Path("/usr/share/mysql/mysql-test")
 _RELATION_KINDS = ("tlp", "norec", "metamorphic")
+_HANG_MESSAGE = "hang: no statement finished for"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,47 +101,93 @@ def _test_case(case: Case, finding: dict, name: str, seen: dict, first_target: s
             "--disable_query_log", "--disable_result_log", "--disable_warnings"]
     sql_file = []
 
-    def add(sql, connection=None):
+    def add(sql, connection=None, send=False):
         sql = _text(sql)
         if connection:
             test.append(f"--connection {connection}")
-        if codes.get(sql):
-            test.append("--error 0," + ",".join(str(c) for c in sorted(codes[sql])))
-        test.append(_mtr_statement(sql).rstrip())
+        if codes.get(sql) and not send:
+            test.append(expect(sql))
+        text = _mtr_statement(sql).rstrip()
+        if send:  # mysqltest sends the next statement without reading its result
+            text = text.replace("//\n", "//\n--send\n", 1) if text.startswith("--delimiter") else "--send\n" + text
+        test.append(text)
         sql_file.append(_mtr_statement(sql).replace("--delimiter", "DELIMITER").rstrip())
+
+    def expect(sql):
+        return "--error 0," + ",".join(str(c) for c in sorted(codes[sql]))
     for sql in case.setup:
         add(sql)
     steps = list(case.history) + ([case.target] if case.target else [])
-    threads = sorted({s.thread for s in steps}) if case.sessions != 1 else []
-    if len(threads) > 1:  # one connection per session, statements in the run's order
+    hang = kind == "hang"
+
+    def session(step):
+        return 1 if case.sessions == 1 else step.thread
+    threads = sorted({session(s) for s in steps})
+    # One connection per session when there are several, or when a statement must be sent
+    # without waiting for it (a hang's).
+    named = len(threads) > 1 or hang
+    if named:
         for t in threads:
             test.append(f"--connect (con{t},localhost,root,,{_database(case)})")
     charset = seen.get("charset")
-    for t in threads or [None]:
-        con = f"con{t}" if t is not None and len(threads) > 1 else None
+    for t in threads if named else [None]:
+        con = f"con{t}" if t is not None else None
         if charset:
             add(f"SET NAMES {charset[0]} COLLATE {charset[1]}", con)
         for sql in case.session_setup:
             add(sql, con)
-    last = None
-    for step in steps[:-1] if case.target is not None else steps:
-        con = f"con{step.thread}" if len(threads) > 1 and step.thread != last else None
-        last = step.thread
-        add(step.sql, con)
+    body = steps[:-1] if case.target is not None else steps
+    last_start = max((s.start for s in body), default=0.0)
+    current, pending = None, {}  # connections with a statement sent and not reaped yet
+
+    def switch(con):
+        nonlocal current
+        if con and con != current:
+            test.append(f"--connection {con}")
+            current = con
+
+    def reap(con):
+        switch(con)
+        sql = _text(pending.pop(con))
+        if codes.get(sql):
+            test.append(expect(sql))
+        test.append("--reap")
+    for i, step in enumerate(body):
+        con = f"con{session(step)}" if named else None
+        switch(con)
+        if con in pending:
+            reap(con)
+        # Sent, not waited for, when another session's statement started before it ended in the
+        # run (as the replay had it), or when a hang caught it: it still ran when the last began.
+        later = next((o for o in body[i + 1:] if session(o) != session(step)), None)
+        send = named and (later is not None and later.start < step.end or hang and step.end >= last_start)
+        add(step.sql, send=send)
+        if send:
+            pending[con] = step.sql
     result = []
+    if hang:
+        timeout = seen.get("hang_timeout", 10)
+        message = f"{_HANG_MESSAGE} {timeout:g} s"
+        switch("default")
+        test += [f"--let $wait_timeout= {timeout:g}",
+                 "--let $wait_condition= SELECT COUNT(*) = 0 FROM information_schema.processlist "
+                 "WHERE command = 'Query' AND id <> CONNECTION_ID()",
+                 "--source include/wait_condition.inc", "if (!$success)", "{", f"  --die {message}", "}"]
+    for con in list(pending):
+        reap(con)
     if case.target is not None:
-        if len(threads) > 1 and case.target.thread != last:
-            test.append(f"--connection con{case.target.thread}")
+        switch(f"con{session(case.target)}" if named else None)
         sql_file.append(_mtr_statement(_text(case.target.sql)).replace("--delimiter", "DELIMITER").rstrip())
         if kind in _RELATION_KINDS:
             check, result = _relation_check(finding.get("evidence", {}), finding, _text(case.target.sql))
             test += check
         else:
             test.append(_mtr_statement(_text(case.target.sql)).rstrip())
-            done = "no crash" if kind in ("crash", "shutdown") else "done"
-            test.append(f"--echo # {done}")
-            result.append(f"# {done}")
-    if len(threads) > 1:
+    done = {"crash": "no crash", "shutdown": "no crash", "hang": "no hang"}.get(kind, "done")
+    if kind not in _RELATION_KINDS:
+        test.append(f"--echo # {done}")
+        result.append(f"# {done}")
+    if named:
         test += [f"--disconnect con{t}" for t in threads] + ["--connection default"]
     for sql in case.setup:
         m = re.match(r"CREATE DATABASE IF NOT EXISTS `([^`]+)`", sql)
@@ -224,6 +271,10 @@ def _readme(record: dict, finding: dict, sql: str, name: str, version: str) -> s
         actual = "\n".join(line for line in detail.splitlines()
                            if "got signal" in line or "Assertion" in line or line.startswith(("/", "Query"))
                            or "(" in line and ")[0x" in line)
+    elif finding["kind"] == "hang":
+        expected, actual = f"every statement finishes within {record.get('hang_timeout', 10):g} s", detail
+    elif finding["kind"] == "timing":
+        expected, actual = "the statement is about as fast on each target", detail
     else:
         expected, actual = "the relation between the results holds (or the targets agree)", detail
     return f"""# {finding['kind']}: {finding['signature'][:300]}
@@ -273,10 +324,11 @@ def _suite_dir(suite: str) -> pathlib.Path:
 
 def verify_with_mtr(repro: pathlib.Path, name: str, finding: dict, target, timeout: float = 600) -> dict:
     """Runs the test case with Debian's mariadb-test-run on the run's server binary and says whether
-    it failed the way the finding did (the same crash frames, or the relation's message)."""
-    if finding["kind"] not in ("crash", "shutdown") + _RELATION_KINDS:
+    it failed the way the finding did (the same crash frames, the hang's or the relation's message)."""
+    if finding["kind"] not in ("crash", "shutdown", "hang") + _RELATION_KINDS:
+        compare = "time its last statement" if finding["kind"] == "timing" else "compare its output"
         return {"verified": False, "why": f"a {finding['kind']} finding's test case runs its statements but cannot "
-                                          "check itself on one server: compare its output on each target "
+                                          f"check itself on one server: {compare} on each target "
                                           "(options in README.md)"}
     runner = MTR_DIR / "mariadb-test-run"
     binary = DEFAULT_BINARY if target.server == "default" else str(target.server)
@@ -324,6 +376,10 @@ def verify_with_mtr(repro: pathlib.Path, name: str, finding: dict, target, timeo
         same = bool(signature) and same_crash(signature, finding["signature"])
         result.update(verified=same, why="the server crashed with the same frames" if same else
                       f"mariadb-test-run failed it, but not with the finding's crash ({signature or 'no crash'})")
+    elif kind == "hang":
+        same = _HANG_MESSAGE in output
+        result.update(verified=same, why="the test case's statements did not finish" if same else
+                      "mariadb-test-run failed it otherwise (mtr.log)")
     else:
         same = _relation_message(finding) in output
         result.update(verified=same, why="the test case failed naming the relation" if same else

@@ -26,6 +26,13 @@ WRONG = {(2, 300): "CREATE TABLE t (e ENUM('a','b'))", (3, 600): "INSERT INTO t 
 # Differs between servers only when both div_precision_increment=8 and lc_time_names=es_ES.
 TWO_OPTIONS = {(1, 700): "SELECT (1/3 = 0.33333333) AND (DAYNAME('2024-01-07') = 'domingo') AS both_set"}
 
+# A hang of two sessions: one holds a table lock, the other waits for it (and the run stops).
+HANG = {(2, 60): "CREATE TABLE th (c INT)", (3, 120): "LOCK TABLES th WRITE", (1, 290): "SELECT * FROM th"}
+# A join that is much slower with join_cache_level=0 (no join buffer: one scan of tj2 per row of tj1).
+SLOW_JOIN = {(1, 50): "CREATE TABLE tj1 (a INT)", (1, 51): "INSERT INTO tj1 SELECT seq FROM seq_1_to_1000",
+             (1, 52): "CREATE TABLE tj2 (b INT)", (1, 53): "INSERT INTO tj2 SELECT seq FROM seq_1_to_1000",
+             (1, 250): "SELECT COUNT(*) FROM tj1, tj2 WHERE tj1.a = tj2.b"}
+
 
 def planted_run(out, plant: dict, *, threads: int = 4, queries: int = 1500, quiet: bool = False, **run_args):
     """A run whose session T sends plant[(T, N)] as its Nth query and noise otherwise. ``quiet``:

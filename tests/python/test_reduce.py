@@ -9,11 +9,12 @@ import sys
 
 import gauntlet
 import pytest
-from gauntlet.testcase import verify_with_mtr
+from gauntlet.reduction import _compressed
+from gauntlet.testcase import Case, Step, _test_case, verify_with_mtr
 from gauntlet.targets import Target
 
 from faults import ENV
-from planted import CRASH, TWO_OPTIONS, WRONG, planted_run
+from planted import CRASH, HANG, SLOW_JOIN, TWO_OPTIONS, WRONG, planted_run
 
 
 def _files(repro, name):
@@ -117,14 +118,17 @@ def test_bad_input_to_reduce(tmp_path):
     cli = subprocess.run([sys.executable, "-m", "gauntlet", "reduce", str(tmp_path)], capture_output=True,
                          text=True, env=ENV)
     assert cli.returncode == 2 and "not a finding folder" in cli.stderr
-    folder = tmp_path / "findings" / "0001-hang"
+    folder = tmp_path / "findings" / "0001-unreachable"
     folder.mkdir(parents=True)
-    (folder / "finding.json").write_text(json.dumps({"id": "0001-hang", "kind": "hang", "signature": "hang"}))
+    (folder / "finding.json").write_text(json.dumps({"id": "0001-unreachable", "kind": "unreachable",
+                                                     "signature": "unreachable"}))
     (tmp_path / "run.json").write_text("{}")
-    with pytest.raises(gauntlet.InvalidInput, match="a hang finding cannot be reduced yet"):
+    with pytest.raises(gauntlet.InvalidInput, match="an? unreachable finding cannot be reduced"):
         gauntlet.reduce(folder)
     with pytest.raises(gauntlet.InvalidInput, match="budget"):
         gauntlet.reduce(folder, budget=0)
+    with pytest.raises(gauntlet.InvalidInput, match="hang_timeout"):
+        gauntlet.reduce(folder, hang_timeout=-1)
     (folder / "finding.json").write_text(json.dumps({"id": "0001-crash", "kind": "crash", "signature": "s"}))
     (tmp_path / "run.json").unlink()
     with pytest.raises(gauntlet.InvalidInput, match="no run.json"):
@@ -203,3 +207,55 @@ def test_a_shrunk_statement_is_checked_by_its_own_relation(tmp_path):
     assert statement["after"] < statement["before"]
     assert "'pad'" not in reduction.test and "LENGTH(e)" not in reduction.test
     assert reduction.verified, r["verification"]
+
+
+def test_a_hang_of_two_sessions_becomes_a_verified_test_case(tmp_path):
+    result = planted_run(tmp_path / "run", HANG, queries=300, hang_timeout=3)
+    hang = [f for f in result.findings if f["kind"] == "hang"]
+    assert len(hang) == 1 and result.summary()["stop_reason"] == "hang", result.findings
+    reduction = hang[0].reduce(budget=300, hang_timeout=2)
+    r = reduction.record
+    # One session cannot wait for its own lock: the two sessions stay.
+    assert r["reproduced"] and r["statements_after"] == 3 and r["sessions"] == 0, r
+    test = reduction.test
+    for sql in HANG.values():
+        assert sql in test
+    assert "--send\nSELECT * FROM th;" in test and "include/wait_condition.inc" in test
+    assert reduction.verified, r["verification"]
+    assert "hang: no statement finished for 2 s" in (reduction.folder / "mtr.log").read_text()
+    assert "every statement finishes within 2 s" in (reduction.folder / "README.md").read_text()
+
+
+def test_a_slowdown_keeps_its_statements_and_the_option_that_causes_it(tmp_path):
+    targets = [{"name": "a"}, {"name": "b", "options": {"join_cache_level": 0, "max_connections": 200}}]
+    result = planted_run(tmp_path / "run", SLOW_JOIN, threads=1, queries=300, oracles="timing", targets=targets)
+    timing = [f for f in result.findings if f["kind"] == "timing" and "tj1" in f["statement"]]
+    assert len(timing) == 1, result.findings
+    reduction = timing[0].reduce(budget=300)
+    r = reduction.record
+    assert r["reproduced"] and r["options_after"] == {"a": [], "b": ["join_cache_level=0"]}, r
+    # The tables and their rows are what makes it slow.
+    assert r["statements_after"] == 5, reduction.test
+    assert "seq_1_to_1000" in reduction.test and "noise" not in reduction.test
+    assert not reduction.verified and "cannot check itself" in r["verification"]["why"]
+
+
+def test_a_multi_session_test_case_sends_what_overlapped_and_reaps_it_later():
+    steps = [Step(1, 1, "LOCK TABLES t WRITE", 0.0, 0.001), Step(2, 2, "SELECT * FROM t", 0.002, 0.5),
+             Step(3, 1, "UNLOCK TABLES", 0.1, 0.101), Step(4, 2, "SELECT 1", 0.6, 0.61)]
+    case = Case(["CREATE TABLE t (a INT)"], [], steps, None, 0, {})
+    finding = {"kind": "divergence", "id": "0001-divergence", "signature": "s"}
+    test = _test_case(case, finding, "n", {"codes": {"SELECT * FROM t": {1146}}}, "a")[".test"]
+    body = test[test.index("--connection con1"):test.index("--disconnect")].strip().split("\n")
+    assert body == ["--connection con1", "LOCK TABLES t WRITE;", "--connection con2", "--send",
+                    "SELECT * FROM t;", "--connection con1", "UNLOCK TABLES;", "--connection con2",
+                    "--error 0,1146", "--reap", "SELECT 1;", "--echo # done"], body
+
+
+def test_compressed_times_keep_the_order_and_cut_long_pauses():
+    steps = [Step(1, 1, "a", 0.0, 0.0005), Step(2, 2, "b", 0.0004, 9.0), Step(3, 1, "c", 5.0, 5.002)]
+    out = _compressed(steps)
+    events = lambda ss: sorted((t, i, w) for i, s in enumerate(ss) for w, t in enumerate((s.start, s.end)))
+    assert [e[1:] for e in events(out)] == [e[1:] for e in events(steps)]
+    assert out[1].start - out[0].start == pytest.approx(0.0004)  # short gaps kept exactly
+    assert out[2].start - out[0].end <= 0.0101 and out[1].end < 0.05

@@ -6,7 +6,7 @@ BUILD   := build
 DEBS    := cmake g++ make libboost-dev nlohmann-json3-dev libperl-dev libmariadb-dev \
            mariadb-server mariadb-client mariadb-test gdb pybind11-dev \
            python3-pybind11 python3-pytest python3-setuptools python3-pip python3-venv python3-pandas python3-matplotlib \
-           python3-nbclient python3-nbformat python3-ipykernel libgtest-dev \
+           python3-nbclient python3-nbformat python3-ipykernel python3-distributed libgtest-dev \
            libbenchmark-dev clang libclang-rt-14-dev
 export PYTHONPATH := $(CURDIR)/python
 
@@ -51,6 +51,7 @@ bench: build
 	$(PY) benchmarks/bench_point_select.py
 	$(PY) benchmarks/bench_builder.py
 	$(PY) benchmarks/bench_reduce.py
+	$(PY) benchmarks/bench_combi.py
 
 fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DGAUNTLET_BUILD_FUZZERS=ON \

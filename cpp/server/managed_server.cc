@@ -55,6 +55,13 @@ unsigned FreePort() {
   return ntohs(addr.sin_port);
 }
 
+bool PortTaken(const std::vector<std::string>& log_errors) {
+  for (const std::string& line : log_errors)
+    if (line.find("Address already in use") != std::string::npos || line.find("Bind on TCP/IP port") != std::string::npos)
+      return true;
+  return false;
+}
+
 bool HasOption(const std::vector<std::string>& options, const std::string& name) {
   for (const std::string& o : options)
     if (OptionName(o) == name) return true;
@@ -223,9 +230,18 @@ void ManagedServer::Start() {
     CopyDatadir(tpl, datadir());
   }
   const auto start = std::chrono::steady_clock::now();
-  Launch();
-  WriteInfo();  // at once, so that `gauntlet server stop` finds even a server that never gets ready
-  WaitReady();
+  for (int attempt = 1;; ++attempt) {
+    Launch();
+    WriteInfo();  // at once, so that `gauntlet server stop` finds even a server that never gets ready
+    try {
+      WaitReady();
+      break;
+    } catch (const ServerError& e) {
+      // FreePort's port was free when it looked; a server starting beside this one may have
+      // bound it since. Another port, then.
+      if (!options_.tcp || attempt == 5 || !PortTaken(e.log_errors())) throw;
+    }
+  }
   ready_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   WriteInfo();
 }

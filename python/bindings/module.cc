@@ -4,6 +4,7 @@
 namespace py = pybind11;
 
 namespace gauntlet::bindings {
+void RegisterCombi(py::module_& m);
 void RegisterErrors(py::module_& m);
 void RegisterGrammar(py::module_& m);
 void RegisterRun(py::module_& m);
@@ -14,4 +15,5 @@ PYBIND11_MODULE(_core, m) {
   gauntlet::bindings::RegisterErrors(m);
   gauntlet::bindings::RegisterGrammar(m);
   gauntlet::bindings::RegisterRun(m);
+  gauntlet::bindings::RegisterCombi(m);
 }

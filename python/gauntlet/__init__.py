@@ -19,12 +19,14 @@ from .analysis import compare
 from .oracle import Observation, Oracle, Skip
 from .run import Finding, Run, RunResult, replay, run
 from .reduction import Reduction, reduce
+from .combi import OptionSpace, Plan
+from .campaign import Campaign, CampaignResult
 from .targets import Target
 from .server import Connection, ManagedServer, ServerError, parse_dsn
 
 __all__ = [
-    "Column", "Connection", "Coverage", "compare", "Finding", "GauntletError", "GenerationError", "Generator", "Grammar",
-    "InvalidInput", "ManagedServer", "Observation", "Oracle", "Reduction", "RuleContext", "Run", "RunResult", "Schema",
+    "Campaign", "CampaignResult", "Column", "Connection", "Coverage", "compare", "Finding", "GauntletError", "GenerationError", "Generator", "Grammar",
+    "InvalidInput", "ManagedServer", "Observation", "OptionSpace", "Oracle", "Plan", "Reduction", "RuleContext", "Run", "RunResult", "Schema",
     "ServerError", "Skip", "Table", "Target", "parse_dsn", "reduce", "replay", "run", "split_statements",
 ]
 __version__ = "0.1.0"

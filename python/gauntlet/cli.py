@@ -173,6 +173,43 @@ def _server_stop(args: argparse.Namespace) -> int:
     return 0
 
 
+def _make_plan(args: argparse.Namespace):
+    from .combi import OptionSpace
+    path = args.space
+    space = OptionSpace.from_rqg(path) if str(path).endswith(".cc") else OptionSpace.from_json(path)
+    if args.plan == "random":
+        return space.random(args.rows, seed=args.seed)
+    if args.plan == "exhaustive":
+        from .combi import Plan
+        rows = list(space.exhaustive())
+        return Plan(space, rows, "exhaustive", space.strength, 0.0, args.seed)
+    return space.covering(args.strength, seed=args.seed)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    plan = _make_plan(args)
+    for row in plan:
+        print(json.dumps(row))
+    cov = plan.coverage()
+    print(f"{plan!r}: covers {cov['covered']:,} of {cov['feasible']:,} feasible {plan.strength}-tuples "
+          f"({cov['tuples']:,} in all), {plan.seconds:.2f} s", file=sys.stderr)
+    return 0
+
+
+def _campaign(args: argparse.Namespace) -> int:
+    from .campaign import Campaign
+    plan = _make_plan(args)
+    settings = {k: v for k, v in (("data", args.data), ("threads", args.threads), ("duration", args.duration),
+                                  ("queries", args.queries), ("mysqld", args.mysqld),
+                                  ("hang_timeout", args.hang_timeout)) if v is not None}
+    if args.oracle:
+        settings["oracles"] = [n.strip() for flag in args.oracle for n in flag.split(",") if n.strip()]
+    result = Campaign(plan, args.out, grammar=args.grammar, parallel=args.parallel, cluster=args.cluster,
+                      **settings).run(progress=True)
+    print(result.table())
+    return 1 if result.counts()["failed"] else 0
+
+
 def _core_oracles():
     from . import _core
     return _core.known_oracles()
@@ -275,6 +312,33 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--keep-server", action="store_true", help="leave the server running")
     rp.add_argument("--overwrite", action="store_true", help="replace an earlier replay's results in --out")
     rp.set_defaults(func=_replay)
+
+    def plan_flags(parser):
+        parser.add_argument("space", metavar="SPACE", help="option space: JSON file, or an RQG combinations .cc file")
+        parser.add_argument("--plan", choices=["covering", "random", "exhaustive"], default="covering",
+                            help="rows: a t-wise covering array (default), random rows, or every valid row")
+        parser.add_argument("--strength", type=int, help="t for --plan covering (default: the space's, else 2)")
+        parser.add_argument("--rows", type=int, default=10, help="rows for --plan random (default 10)")
+        parser.add_argument("--seed", type=int, default=1, help="the plan's seed (default 1)")
+    pl = sub.add_parser("plan", help="print the rows of an option space's plan (JSON lines) and their coverage")
+    plan_flags(pl)
+    pl.set_defaults(func=_plan)
+    cp = sub.add_parser("campaign", help="run a grammar once per row of an option plan, each on a fresh server",
+                        description="Rows stream to OUT/results.jsonl; run it again to resume. Exit 1 when a row "
+                                    "found something.")
+    plan_flags(cp)
+    cp.add_argument("--grammar", required=True, help="the .yy grammar (or builtin:NAME)")
+    cp.add_argument("--data", help="data as for gauntlet run")
+    cp.add_argument("--threads", type=int, help="sessions per row (default 2)")
+    cp.add_argument("--duration", type=float, help="seconds per row (default 30)")
+    cp.add_argument("--queries", type=int, help="queries per session per row")
+    cp.add_argument("--mysqld", action="append", metavar="OPTION=VALUE", help="server option of every row")
+    cp.add_argument("--hang-timeout", type=float, help="seconds without progress = hang (default 60)")
+    cp.add_argument("--oracle", action="append", metavar="NAME[,NAME...]", help="checks to run (as for run)")
+    cp.add_argument("--parallel", type=int, default=1, help="rows at once (default 1)")
+    cp.add_argument("--cluster", metavar="ADDRESS", help="a Dask scheduler (tcp://host:8786) to run the rows on")
+    cp.add_argument("--out", required=True, help="the campaign folder")
+    cp.set_defaults(func=_campaign)
 
     srv = sub.add_parser("server", help="start or stop a managed server for use by other tools")
     ssub = srv.add_subparsers(dest="server_command", required=True)

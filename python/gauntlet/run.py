@@ -263,11 +263,31 @@ class _Stop(Exception):
         self.finding = finding
 
 
+# Server options that decide what a loaded datadir holds: formats, character sets, modes, and what
+# an expression of a generated column or default reads. A data template is kept per set of these;
+# runs that differ in other options (optimizer, buffers, flushing, caches, logs: a campaign's rows)
+# share one.
+_DATA_OPTIONS = re.compile(
+    r"^(innodb_(page_size|data_file_path|data_home_dir|undo|checksum|log_file_size|default_row_format|compression|"
+    r"file_per_table|encrypt|strict_mode)|innodb$|skip_innodb|ignore_builtin_innodb|lower_case_table_names|"
+    r"character_set|collation|default_storage_engine|default_tmp_storage_engine|sql_mode|"
+    r"explicit_defaults_for_timestamp|default_time_zone|time_zone|lc_time_names|div_precision_increment|"
+    r"default_week_format|old_mode|old$|encrypt|file_key_management|plugin|init_file|aria_block_size|"
+    r"max_allowed_packet|system_versioning|secure_timestamp)")
+
+
+def _data_options(mysqld) -> list:
+    """The options of ``mysqld`` that a data template depends on (_DATA_OPTIONS)."""
+    def name(option: str) -> str:
+        return option.lstrip("-").split("=", 1)[0].replace("-", "_").lower()
+    return sorted(str(o) for o in mysqld or [] if _DATA_OPTIONS.match(name(str(o))))
+
+
 def _data_template(server: ManagedServer, spec: Schema, seed: int, mysqld) -> pathlib.Path:
-    """Where a datadir with this data, loaded by this binary, is cached."""
+    """Where a datadir with this data, loaded by this binary under these data options, is cached."""
     binary = os.path.realpath(server.binary)
     st = os.stat(binary)
-    key = json.dumps([binary, st.st_size, st.st_mtime_ns, sorted(map(str, mysqld or [])), spec.to_json(), seed])
+    key = json.dumps([binary, st.st_size, st.st_mtime_ns, _data_options(mysqld), spec.to_json(), seed])
     return pathlib.Path(_core.template_cache_dir()) / "data" / hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
@@ -758,8 +778,9 @@ def _prepare_target(target: Target, count: int, spec, settings, mysqld, out, ove
     if managed is not None and spec is not None and data_template and not managed.alive:
         template = _data_template(managed, spec, settings["seed"], options)
         if (template / "READY").exists() and not os.path.exists(managed.datadir):
+            t0 = time.monotonic()
             _core.copy_datadir(str(template / "data"), managed.datadir)
-            info["load"] = {"from_template": str(template)}
+            info["load"] = {"from_template": str(template), "copy_seconds": round(time.monotonic() - t0, 3)}
             spec_loaded = True
     if managed is not None:
         if not managed.alive:
@@ -801,19 +822,32 @@ def _prepare_data(conn, managed, spec, spec_loaded, template, params, settings, 
         if template is not None:  # keep this datadir for the next runs
             del conn
             managed.stop()
-            tmp = template.with_name(template.name + f".tmp{os.getpid()}")
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
-            _core.copy_datadir(managed.datadir, str(tmp / "data"))
-            shutil.rmtree(template, ignore_errors=True)
-            tmp.rename(template)
-            (template / "READY").write_text(spec.to_json())
+            _publish_template(managed.datadir, template, spec)
             managed.start()
             conn = _core.Connection.open(params)
-    elif template is not None:
-        info["ready_with_data_seconds"] = managed.ready_seconds
+    elif template is not None:  # the copy, then the start
+        info["ready_with_data_seconds"] = info["load"]["copy_seconds"] + managed.ready_seconds
     databases = list(spec.databases) if spec is not None else []
     return _core.introspect_schema(conn, databases)
+
+
+def _publish_template(datadir: str, template: pathlib.Path, spec) -> None:
+    """Copies a loaded datadir into the cache as ``template``, whole or not at all: runs started
+    at once (a campaign's parallel rows) may load the same data, and others may be copying the
+    template already, so a ready template is never replaced, and one appears (READY inside) by
+    a rename under a lock."""
+    tmp = template.with_name(f"{template.name}.tmp{os.getpid()}-{threading.get_ident()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    _core.copy_datadir(datadir, str(tmp / "data"))
+    (tmp / "READY").write_text(spec.to_json())
+    with open(template.with_name(template.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (template / "READY").exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+            return
+        shutil.rmtree(template, ignore_errors=True)  # left half-written by a writer that died
+        tmp.rename(template)
 
 
 def _first_connection(params, managed: Optional[ManagedServer], patience: float):

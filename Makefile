@@ -6,7 +6,7 @@ BUILD   := build
 DEBS    := cmake g++ make libboost-dev nlohmann-json3-dev libperl-dev libmariadb-dev \
            mariadb-server mariadb-client mariadb-test gdb pybind11-dev \
            python3-pybind11 python3-pytest python3-setuptools python3-pip python3-venv python3-pandas python3-matplotlib \
-           python3-nbclient python3-nbformat python3-ipykernel python3-distributed libgtest-dev \
+           python3-nbclient python3-nbformat python3-ipykernel python3-distributed python3-scipy libgtest-dev \
            libbenchmark-dev clang libclang-rt-14-dev
 export PYTHONPATH := $(CURDIR)/python
 
@@ -25,7 +25,7 @@ build: deps
 
 test: build sanitize
 	cd $(BUILD) && ctest --output-on-failure -j2
-	$(PY) -m pytest tests/python -q -p no:cacheprovider
+	$(PY) -m pytest tests/python -q -p no:cacheprovider --durations=15
 
 # The C++ suite (the executor and servers under faults included) under
 # ThreadSanitizer and AddressSanitizer; any report fails the target.
@@ -48,10 +48,11 @@ demo: build
 bench: build
 	@dpkg -s sysbench >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sysbench)
 	$(PY) benchmarks/bench_generate.py
-	$(PY) benchmarks/bench_point_select.py
+	$(PY) benchmarks/bench_sysbench.py
 	$(PY) benchmarks/bench_builder.py
 	$(PY) benchmarks/bench_reduce.py
 	$(PY) benchmarks/bench_combi.py
+	$(PY) benchmarks/bench_ab.py
 
 fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DGAUNTLET_BUILD_FUZZERS=ON \

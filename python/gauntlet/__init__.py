@@ -21,13 +21,16 @@ from .run import Finding, Run, RunResult, replay, run
 from .reduction import Reduction, reduce
 from .combi import OptionSpace, Plan
 from .campaign import Campaign, CampaignResult
+from .benchmark import BenchResult, bench
 from .targets import Target
 from .server import Connection, ManagedServer, ServerError, parse_dsn
 
 __all__ = [
-    "Campaign", "CampaignResult", "Column", "Connection", "Coverage", "compare", "Finding", "GauntletError", "GenerationError", "Generator", "Grammar",
-    "InvalidInput", "ManagedServer", "Observation", "OptionSpace", "Oracle", "Plan", "Reduction", "RuleContext", "Run", "RunResult", "Schema",
-    "ServerError", "Skip", "Table", "Target", "parse_dsn", "reduce", "replay", "run", "split_statements",
+    "bench", "BenchResult", "Campaign", "CampaignResult", "Column", "compare", "Connection", "Coverage",
+    "Finding", "GauntletError", "GenerationError", "Generator", "Grammar", "InvalidInput", "ManagedServer",
+    "Observation", "OptionSpace", "Oracle", "parse_dsn", "Plan", "reduce", "Reduction", "replay",
+    "RuleContext", "Run", "run", "RunResult", "Schema", "ServerError", "Skip", "split_statements", "Table",
+    "Target",
 ]
 __version__ = "0.1.0"
 

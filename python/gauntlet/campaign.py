@@ -54,6 +54,9 @@ def run_row(spec: dict) -> dict:
     mysqld = row_mysqld(row, settings.pop("mysqld", None) or ())
     workload = {**settings, **row_settings(row)["run"]}
     grammar = workload.pop("grammar")
+    engine = workload.pop("engine", None)
+    if engine is not None:  # the engine the data is created with: a target's
+        workload["targets"] = [{"name": "server", "engine": engine}]
     out = pathlib.Path(spec["out"])
     result = {"row": spec["row"], "values": row, "mysqld": mysqld, "host": os.uname().nodename, "started": time.time()}
     t0 = time.monotonic()

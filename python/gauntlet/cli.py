@@ -175,8 +175,7 @@ def _server_stop(args: argparse.Namespace) -> int:
 
 def _make_plan(args: argparse.Namespace):
     from .combi import OptionSpace
-    path = args.space
-    space = OptionSpace.from_rqg(path) if str(path).endswith(".cc") else OptionSpace.from_json(path)
+    space = OptionSpace.from_file(args.space)
     if args.plan == "random":
         return space.random(args.rows, seed=args.seed)
     if args.plan == "exhaustive":
@@ -208,6 +207,24 @@ def _campaign(args: argparse.Namespace) -> int:
                       **settings).run(progress=True)
     print(result.table())
     return 1 if result.counts()["failed"] else 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from .benchmark import bench
+    targets = [parse_target_flag(t) for t in args.target or []]
+    if args.config:
+        config = _read_config(args.config)
+        unknown = sorted(set(config) - {"targets"})
+        if unknown:
+            raise InvalidInput(f"{args.config}: unknown key {unknown[0]!r} (a bench config holds targets)")
+        targets = list(config.get("targets") or []) + targets
+    result = bench(targets, workload=args.workload, runs=args.runs, duration=args.duration, threads=args.threads,
+                   warmup="auto" if args.warmup is None else args.warmup, tables=args.tables,
+                   table_size=args.table_size, data=args.data, out=args.out, threshold=args.threshold,
+                   pin=[int(c) for c in args.pin.split(",")] if args.pin else None, progress=True)
+    print(result.table())
+    print(f"results: {result.out} (verdict.json, runs.csv, timelines.csv, timelines.png, boxes.png, stalls.png)")
+    return 1 if result.regressed else 0
 
 
 def _core_oracles():
@@ -314,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=_replay)
 
     def plan_flags(parser):
-        parser.add_argument("space", metavar="SPACE", help="option space: JSON file, or an RQG combinations .cc file")
+        parser.add_argument("space", metavar="SPACE", help="option space: a .json or .toml file, or an RQG combinations .cc file")
         parser.add_argument("--plan", choices=["covering", "random", "exhaustive"], default="covering",
                             help="rows: a t-wise covering array (default), random rows, or every valid row")
         parser.add_argument("--strength", type=int, help="t for --plan covering (default: the space's, else 2)")
@@ -339,6 +356,28 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--cluster", metavar="ADDRESS", help="a Dask scheduler (tcp://host:8786) to run the rows on")
     cp.add_argument("--out", required=True, help="the campaign folder")
     cp.set_defaults(func=_campaign)
+
+    bn = sub.add_parser("bench", help="compare targets' performance: runs interleaved A B A B, a verdict per metric",
+                        description="Each run starts a fresh server (same data template), the warm-up is cut, each "
+                                    "run becomes summary values, and each target is judged against the first. "
+                                    "Exit 1 when one regressed.")
+    bn.add_argument("--workload", default="oltp_read_write",
+                    help="a stock OLTP grammar (oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, "
+                         "...; default oltp_read_write) or a grammar file (then --data)")
+    bn.add_argument("--config", help="JSON or TOML file with \"targets\": [{name, server, options}, ...]")
+    bn.add_argument("--target", action="append", metavar="NAME[=SERVER][,OPTION=VALUE...]",
+                    help="a target (repeatable; the first is the baseline)")
+    bn.add_argument("--runs", type=int, default=5, help="runs per target (default 5)")
+    bn.add_argument("--duration", type=float, default=30, help="seconds per run (default 30)")
+    bn.add_argument("--threads", type=int, default=4, help="sessions (default 4)")
+    bn.add_argument("--warmup", type=float, help="seconds to cut at the start (default: detected)")
+    bn.add_argument("--tables", type=int, default=1, help="sbtest tables (default 1)")
+    bn.add_argument("--table-size", type=int, default=10000, help="rows per table (default 10000)")
+    bn.add_argument("--data", help="data spec for a grammar file workload")
+    bn.add_argument("--threshold", type=float, default=0.02, help="smallest change that matters (default 0.02)")
+    bn.add_argument("--pin", metavar="CPUS", help="CPUs for the server (e.g. 0); the client gets the others")
+    bn.add_argument("--out", default="gauntlet-bench", help="results folder (default gauntlet-bench)")
+    bn.set_defaults(func=_bench)
 
     srv = sub.add_parser("server", help="start or stop a managed server for use by other tools")
     ssub = srv.add_subparsers(dest="server_command", required=True)

@@ -156,6 +156,28 @@ class OptionSpace:
         return cls.from_dict(d, where=str(path))
 
     @classmethod
+    def from_toml(cls, path: Union[str, os.PathLike]) -> "OptionSpace":
+        """From a TOML file of the same form (``[parameters]``, ``[[constraints]]``, ...)."""
+        import tomllib
+        path = pathlib.Path(path)
+        try:
+            d = tomllib.loads(path.read_text())
+        except OSError as e:
+            raise _bad(str(path), f"cannot read: {e.strerror}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise _bad(str(path), str(e)) from None
+        return cls.from_dict(d, where=str(path))
+
+    @classmethod
+    def from_file(cls, path: Union[str, os.PathLike]) -> "OptionSpace":
+        """By the file's suffix: ``.json``, ``.toml``, or an RQG ``.cc`` combinations file."""
+        suffix = pathlib.Path(path).suffix.lower()
+        readers = {".json": cls.from_json, ".toml": cls.from_toml, ".cc": cls.from_rqg}
+        if suffix not in readers:
+            raise _bad(str(path), "an option space is a .json, .toml or RQG .cc file")
+        return readers[suffix](path)
+
+    @classmethod
     def from_rqg(cls, path: Union[str, os.PathLike], strength: int = 2) -> "OptionSpace":
         """From an RQG combinations file (``.cc``): its ``$combinations = [[...], ...]`` list of
         groups of alternative option strings becomes parameters ``group1``, ``group2``, ...

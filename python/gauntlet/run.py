@@ -776,7 +776,7 @@ def _prepare_target(target: Target, count: int, spec, settings, mysqld, out, ove
     template = None
     spec_loaded = False
     if managed is not None and spec is not None and data_template and not managed.alive:
-        template = _data_template(managed, spec, settings["seed"], options)
+        template = _data_template(managed, spec, settings["seed"], options or managed.mysqld)
         if (template / "READY").exists() and not os.path.exists(managed.datadir):
             t0 = time.monotonic()
             _core.copy_datadir(str(template / "data"), managed.datadir)

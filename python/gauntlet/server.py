@@ -302,6 +302,7 @@ class ManagedServer:
     ready_seconds = property(lambda self: self._s.ready_seconds, doc='Seconds from launch to the first answered query, of the last start.')
     dir = property(lambda self: self._s.options.dir, doc='The run directory that holds datadir, logs, socket and server.json.')
     binary = property(lambda self: self._s.options.binary, doc='The server binary.')
+    mysqld = property(lambda self: list(self._s.options.mysqld), doc='The server options it starts with.')
     command_line = property(lambda self: list(self._s.command_line),
                             doc="The server's command line as last started, Gauntlet's own options included.")
 

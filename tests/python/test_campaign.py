@@ -179,3 +179,16 @@ def test_eight_servers_start_at_once_on_tcp_and_share_one_data_template(tmp_path
         assert again.summary()["load"].get("from_template") == str(templates[0])
     finally:
         del os.environ["GAUNTLET_CACHE"]
+
+
+def test_workload_dimensions_vary_by_row(tmp_path):
+    rows = [{"engine": "MyISAM", "threads": 1, "join_cache_level": 2},
+            {"engine": "InnoDB", "threads": 2, "join_cache_level": 4}]
+    result = Campaign(rows, tmp_path / "out", grammar="builtin:select", queries=10, duration=0).run()
+    assert [r["status"] for r in result.rows] == ["passed", "passed"]
+    for r in result.rows:
+        folder = tmp_path / "out" / "rows" / f"{r['row'] + 1:03d}"
+        run = json.loads((folder / "run.json").read_text())
+        assert run["targets"][0]["engine"] == rows[r["row"]]["engine"]
+        assert json.loads((folder / "summary.json").read_text())["threads"] == rows[r["row"]]["threads"]
+        assert r["mysqld"] == [f"join_cache_level={rows[r['row']]['join_cache_level']}"]

@@ -145,3 +145,19 @@ def test_bad_option_spaces_are_errors_that_name_the_part(tmp_path):
             OptionSpace.from_json(bad)
     with pytest.raises(gauntlet.InvalidInput, match="nowhere.json: cannot read"):
         OptionSpace.from_json(tmp_path / "nowhere.json")
+
+
+def test_toml_spaces_and_the_reader_by_suffix(tmp_path):
+    toml = tmp_path / "space.toml"
+    toml.write_text('strength = 2\n[parameters]\njoin_cache_level = [2, 4, 8]\n"optimizer_switch.mrr" = ["on", "off"]\n'
+                    'tmp_table_size = ["8M", "16M"]\n\n[[constraints]]\nforbid = { join_cache_level = 8, '
+                    '"optimizer_switch.mrr" = "off" }\n')
+    space = OptionSpace.from_file(toml)
+    assert space.parameters["join_cache_level"] == [2, 4, 8] and space.forbidden == [
+        {"join_cache_level": [8], "optimizer_switch.mrr": ["off"]}]
+    assert all(space.valid(r) for r in space.covering())
+    toml.write_text("[parameters\n")
+    with pytest.raises(gauntlet.InvalidInput, match=r"space.toml: .*line 1"):
+        OptionSpace.from_file(toml)
+    with pytest.raises(gauntlet.InvalidInput, match=r"a .json, .toml or RQG .cc file"):
+        OptionSpace.from_file(tmp_path / "space.yaml")

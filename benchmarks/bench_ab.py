@@ -5,6 +5,8 @@
 2. A/B with a known large effect: innodb_flush_log_at_trx_commit=1 against 2 on
    oltp_read_write.
 3. A/B with a smaller one: performance_schema=ON against OFF on oltp_read_only.
+4. The query-level comparison (gauntlet.compare_queries): A/A trials (classes called slower or
+   faster with nothing changed) and performance_schema OFF -> ON class by class.
 
 Printed: each comparison's verdicts with the ratio and its interval, the p-value, the noise
 and the smallest change the runs could detect.
@@ -54,6 +56,21 @@ def main() -> int:
                                 {"name": "ps_on", "options": {"performance_schema": "ON"}}],
                                workload="oltp_read_only", runs=RUNS, duration=SECONDS, threads=2, out=tmp / "ps")
         show("A/B: performance_schema OFF -> ON on oltp_read_only (known: a little slower)", small)
+        # The query-level comparison: every statement on both sides in lockstep, by class.
+        false_classes, classes = 0, 0
+        for trial in range(TRIALS):
+            aa = gauntlet.compare_queries([{"name": "A"}, {"name": "A2"}], workload="oltp_read_write",
+                                          duration=2 * SECONDS, threads=2, seed=trial + 1, out=tmp / f"qaa{trial}")
+            print(f"\nquery-level A/A trial {trial + 1}: oltp_read_write\n  " + aa.table().replace("\n", "\n  "))
+            false_classes += sum(c.verdict in ("slower", "faster") for c in aa.classes["A2"])
+            classes += len(aa.classes["A2"])
+        print(f"\nquery-level A/A: {false_classes} of {classes} classes called slower or faster "
+              f"(alpha 5% and a 10% threshold a class)")
+        ps = gauntlet.compare_queries([{"name": "ps_off", "options": {"performance_schema": "OFF"}},
+                                       {"name": "ps_on", "options": {"performance_schema": "ON"}}],
+                                      workload="oltp_read_write", duration=2 * SECONDS, threads=2, out=tmp / "qps")
+        print("\nquery-level A/B: performance_schema OFF -> ON on oltp_read_write\n  "
+              + ps.table().replace("\n", "\n  "))
     return 0
 
 

@@ -1,6 +1,7 @@
 #include "exec/executor.h"
 
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
@@ -83,6 +84,11 @@ struct Executor::Shared {
   int64_t turn_taken_ns = 0;  // when the statement before `turn` started
   std::vector<uint64_t> finished;
 
+  // Open loop: when the next query is due, and the arrival gaps' source.
+  std::mutex due_mu;
+  int64_t next_due = 0;
+  Rng arrivals;
+
   double Since(int64_t ns) const { return static_cast<double>(ns - start_ns) / 1e9; }
 
   // REQUIRES: mu held.
@@ -107,6 +113,7 @@ struct Executor::Worker {
 
   std::mutex mu;  // guards the per-second block, errors, target totals and `current`
   LatencyHistogram second;
+  LatencyHistogram second_queries;
   KindCounts second_kinds{};
   uint64_t second_commits = 0;
   std::map<unsigned, uint64_t> errors;
@@ -125,6 +132,7 @@ struct Executor::Worker {
   std::vector<std::string> settings;
 
   std::atomic<int64_t> generate_start{0};   // 0 when not generating
+  std::atomic<bool> waiting{false};         // open loop: for its next query to be due
   std::atomic<bool> done{false};
 
   void Remember(std::string_view sql) {
@@ -156,6 +164,7 @@ Executor::Executor(std::shared_ptr<const Grammar> grammar, Schema schema, std::v
       shared_(std::make_unique<Shared>()) {
   if (options_.threads < 1 && grammar_) throw InvalidInput({"--threads", 0, 0}, "needs at least one thread");
   if (targets_.empty()) throw InvalidInput({"targets", 0, 0}, "a run needs at least one target");
+  if (!(options_.rate >= 0)) throw InvalidInput({"--rate", 0, 0}, "is queries per second: 0 or more");
   // No client read timeout (it costs a poll() per read); a session stuck on a
   // hung server is freed by Abort() from the watchdog instead.
   for (Target& t : targets_) t.connection.read_timeout = 0;
@@ -165,6 +174,7 @@ Executor::Executor(std::shared_ptr<const Script> script, std::vector<Target> tar
                    Oracles oracles)
     : Executor(nullptr, Schema(), std::move(targets), std::move(options), std::move(oracles)) {
   script_ = std::move(script);
+  if (options_.rate > 0) throw InvalidInput({"--rate", 0, 0}, "does not apply to a replay: it keeps its recorded pace");
   options_.threads = static_cast<int>(script_->sessions.size());
   shared_->finished.assign(script_->sessions.size(), 0);
   options_.queries = 0;
@@ -335,12 +345,46 @@ void Executor::WorkerLoop(Worker& w) {
 }
 
 void Executor::LogStatement(Worker& w, uint64_t seq, size_t piece, int64_t start_ns, int64_t end_ns,
-                            const char* outcome, const Outcome& o, std::string_view sql, const json& key) {
+                            const char* outcome, const Outcome& o, std::string_view sql, const json& key,
+                            const std::vector<Outcome>* each) {
   json line = {{"seq", seq}, {"thread", w.id}, {"query", w.queries - 1}, {"piece", piece},
                {"start", static_cast<double>(start_ns) / 1e9}, {"end", static_cast<double>(end_ns) / 1e9},
                {"outcome", outcome}, {"error", o.error_code}, {"sql", sql}};
+  if (each != nullptr) {  // each target's time: what a query-level comparison of targets reads
+    json ms = json::array();
+    for (const Outcome& x : *each) ms.push_back(static_cast<double>(x.nanos) / 1e6);
+    line["target_ms"] = std::move(ms);
+  }
   if (piece == 0 && !key.is_null()) line["key"] = key;
   w.log << DumpLogLine(line) << '\n';
+}
+
+namespace {
+// Sleeps until `due` (NowNs) or until the run stops; false when it stopped.
+bool SleepUntil(int64_t due, const std::atomic<bool>& stop) {
+  for (int64_t now = NowNs(); now < due && !stop; now = NowNs())
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(due - now, 50'000'000)));
+  return !stop;
+}
+}  // namespace
+
+int64_t Executor::WaitDue(Worker& w) {
+  int64_t due;
+  {
+    std::lock_guard<std::mutex> lock(shared_->due_mu);
+    // Exponential gaps, -ln(1 - U) / rate, as sysbench's --rate draws them.
+    shared_->next_due += static_cast<int64_t>(-std::log1p(-shared_->arrivals.Uniform01()) / options_.rate * 1e9);
+    shared_->arrivals.ClearChoices();  // nothing replays arrivals: do not keep them
+    due = shared_->next_due;
+  }
+  // A session waiting for work is not hung: the hang clock stands still
+  // while it waits (Watch) and starts again when it wakes.
+  if (due <= NowNs()) return due;
+  w.waiting = true;
+  const bool woke = SleepUntil(due, shared_->stop);
+  shared_->last_progress = NowNs();
+  w.waiting = false;
+  return woke ? due : 0;
 }
 
 bool Executor::WaitTurn(const Worker& w, const ScriptStatement& s) {
@@ -361,9 +405,7 @@ bool Executor::WaitTurn(const Worker& w, const ScriptStatement& s) {
       if (ready() || Clock::now() - *turn_at > kGrace) {
         const int64_t due = shared_->turn_taken_ns + static_cast<int64_t>(s.gap * 1e9);
         lock.unlock();
-        for (int64_t now = NowNs(); now < due && !shared_->stop; now = NowNs())
-          std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(due - now, 50'000'000)));
-        return !shared_->stop;
+        return SleepUntil(due, shared_->stop);
       }
     }
     shared_->turn_cv.wait_for(lock, std::chrono::milliseconds(20));
@@ -414,6 +456,7 @@ void Executor::RunSession(Worker& w) {
   std::vector<std::string_view> statements;
   std::vector<Outcome> outcomes(n_targets);
   std::vector<ResultSet> results;
+  std::vector<bool> ran;  // the targets a statement ran on (all but after a lost session)
   size_t cursor = 0;  // into the script session
   while (!shared_->stop) {
     if (options_.queries > 0 && w.queries >= options_.queries) break;
@@ -421,12 +464,14 @@ void Executor::RunSession(Worker& w) {
     ReplayKey replay_key;
     const ReplayKey* key = nullptr;  // the query's, when generated
     json key_json;                   // for the statement log
+    int64_t due = 0;                 // open loop: when the query was due
     if (script_) {
       const auto& mine = script_->sessions[w.id - 1];
       if (cursor == mine.size()) break;
       scripted = &mine[cursor++];
       statements.assign(1, scripted->sql);
     } else {
+      if (options_.rate > 0 && (due = WaitDue(w)) == 0) break;
       replay_key = w.generator->NextKey();
       key = &replay_key;
       if (w.log.is_open()) key_json = replay_key.ToJson();
@@ -439,9 +484,14 @@ void Executor::RunSession(Worker& w) {
     }
     ++w.queries;
     if (statements.empty()) shared_->last_progress = NowNs();  // an empty query is not a hang
+    int64_t query_start = due;
+    bool complete = !statements.empty();
     for (size_t piece = 0; piece < statements.size(); ++piece) {
       const std::string_view sql = statements[piece];
-      if (shared_->stop) break;
+      if (shared_->stop) {
+        complete = false;
+        break;
+      }
       if (scripted != nullptr && script_->ordered && !WaitTurn(w, *scripted)) return;
       {
         std::lock_guard<std::mutex> lock(w.mu);
@@ -455,6 +505,7 @@ void Executor::RunSession(Worker& w) {
       if (want_rows) results.assign(n_targets, ResultSet());
       else results.clear();
       const int64_t started = NowNs();
+      if (query_start == 0) query_start = started;
       const uint64_t seq = shared_->seq.fetch_add(1);
       if (scripted != nullptr && script_->ordered) {
         {
@@ -473,10 +524,18 @@ void Executor::RunSession(Worker& w) {
         ++shared_->writes_in_flight;
         ++shared_->write_epoch;
       }
-      // Lockstep: the same statement on every target, in the targets' order.
+      // Lockstep: the same statement on every target, in the targets' order or
+      // the reverse (by a hash of its number, not its parity: a transaction's
+      // statements come in fixed counts), so that no target is always first:
+      // the first pays for waking the client's path, 5-15% of a 0.1 ms
+      // statement in an A/A comparison of two equal servers.
+      const bool reverse = n_targets > 1 && (seq * 0x9E3779B97F4A7C15ULL) >> 63;
       size_t failed = n_targets;  // the target whose session was lost, if any
-      for (size_t t = 0; t < n_targets; ++t) {
+      ran.assign(n_targets, false);
+      for (size_t k = 0; k < n_targets; ++k) {
+        const size_t t = reverse ? n_targets - 1 - k : k;
         outcomes[t] = w.session->Execute(t, sql, want_rows ? &results[t] : nullptr);
+        ran[t] = true;
         if (outcomes[t].kind == OutcomeKind::kConnectionLost) {
           failed = t;
           break;
@@ -507,7 +566,7 @@ void Executor::RunSession(Worker& w) {
       const bool lost = failed != n_targets;
       ServerProbe* probe = lost ? targets_[failed].probe : nullptr;
       if (lost && probe != nullptr && !probe->Alive()) o.kind = OutcomeKind::kServerCrashed;
-      const Outcome& first = outcomes[0];
+      const Outcome& first = ran[0] ? outcomes[0] : o;  // the lost session's, when the first never ran
       {
         std::lock_guard<std::mutex> lock(w.mu);
         w.second.Record(first.nanos);
@@ -517,7 +576,8 @@ void Executor::RunSession(Worker& w) {
         if (first.ok() && IsCommit(sql)) ++w.second_commits;
         if (first.ok() && Verb(sql) == "SET" && !SqlStartsWith(sql, "SET STATEMENT")) w.RememberSetting(sql);
         if (n_targets > 1)
-          for (size_t t = 0; t < n_targets && t <= failed; ++t) {
+          for (size_t t = 0; t < n_targets; ++t) {
+            if (!ran[t]) continue;
             TargetStats& ts = w.targets[t];
             ts.latency.Record(outcomes[t].nanos);
             ++ts.kinds[static_cast<size_t>(outcomes[t].kind)];
@@ -525,9 +585,10 @@ void Executor::RunSession(Worker& w) {
           }
       }
       if (w.log.is_open())
-        LogStatement(w, seq, piece, started - start, now - start, OutcomeKindName(o.kind), o, sql, key_json);
-      for (size_t t = 0; t < n_targets && t <= failed; ++t) {
-        if (outcomes[t].kind != OutcomeKind::kCorruption) continue;
+        LogStatement(w, seq, piece, started - start, now - start, OutcomeKindName(o.kind), o, sql, key_json,
+                     n_targets > 1 && !lost ? &outcomes : nullptr);
+      for (size_t t = 0; t < n_targets; ++t) {
+        if (!ran[t] || outcomes[t].kind != OutcomeKind::kCorruption) continue;
         Finding f;
         f.kind = "corruption";
         f.targets = {targets_[t].name};
@@ -547,9 +608,14 @@ void Executor::RunSession(Worker& w) {
           if (!shared_->stop) ReportCrash(w, sql, DeadTarget(targets_, failed));
           return;
         }
+        complete = false;
         break;  // the rest of this query assumed the lost session's state
       }
       if (check && !oracles_.empty()) RunOracles(w, sql, outcomes, results, key, others_wrote);
+    }
+    if (complete && !shared_->stop) {
+      std::lock_guard<std::mutex> lock(w.mu);
+      w.second_queries.Record(NowNs() - query_start);
     }
   }
 }
@@ -557,11 +623,13 @@ void Executor::RunSession(Worker& w) {
 SecondStats Executor::CloseSecond(double t, bool whole) {
   SecondStats s;
   s.t = t;
-  LatencyHistogram merged;
+  LatencyHistogram merged, queries;
   for (auto& w : workers_) {
     std::lock_guard<std::mutex> lock(w->mu);
     merged.Merge(w->second);
     w->second.Clear();
+    queries.Merge(w->second_queries);
+    w->second_queries.Clear();
     for (size_t k = 0; k < s.kinds.size(); ++k) s.kinds[k] += w->second_kinds[k];
     w->second_kinds = {};
     s.transactions += w->second_commits;
@@ -572,9 +640,16 @@ SecondStats Executor::CloseSecond(double t, bool whole) {
   s.p95 = merged.Quantile(0.95);
   s.p99 = merged.Quantile(0.99);
   s.max = merged.max();
+  s.queries = queries.count();
+  s.query_p50 = queries.Quantile(0.5);
+  s.query_p95 = queries.Quantile(0.95);
+  s.query_p99 = queries.Quantile(0.99);
+  s.query_max = queries.max();
   std::lock_guard<std::mutex> lock(shared_->mu);
   RunResult& r = shared_->result;
   r.latency.Merge(merged);
+  r.query_latency.Merge(queries);
+  r.queries_done += s.queries;
   r.statements += s.statements;
   r.transactions += s.transactions;
   for (size_t k = 0; k < s.kinds.size(); ++k) r.kinds[k] += s.kinds[k];
@@ -642,7 +717,10 @@ void Executor::Watch(double now_s) {
     }
   }
   int64_t last = shared_->last_progress;
-  for (auto& w : workers_) last = std::max(last, w->session->last_finished());  // follow-ups count too
+  for (auto& w : workers_) {
+    last = std::max(last, w->session->last_finished());  // follow-ups count too
+    if (w->waiting) last = now;
+  }
   if (!shared_->stop && options_.hang_timeout > 0 &&
       now - last > static_cast<int64_t>(options_.hang_timeout * 1e9)) {
     if (DeadTarget(targets_, targets_.size()) != targets_.size()) return;  // a crash; the workers report it
@@ -675,6 +753,8 @@ void Executor::Watch(double now_s) {
 RunResult Executor::Run(const Tick& tick) {
   shared_->start_ns = NowNs();
   shared_->last_progress = shared_->start_ns;
+  shared_->next_due = shared_->start_ns;
+  shared_->arrivals.Seed(DeriveSeed(options_.seed, 0x61727269766573));  // the arrivals' own stream
   if (!options_.out_dir.empty()) std::filesystem::create_directories(options_.out_dir);
   json described = json::object();
   for (const Target& t : targets_) described[t.name] = t.description;
@@ -782,6 +862,7 @@ RunResult Executor::Run(const Tick& tick) {
   result.seconds = end;
   result.threads = options_.threads;
   result.seed = options_.seed;
+  result.rate = options_.rate;
   for (const auto& o : oracles_) result.oracles[o->name()];
   for (const Target& t : targets_) result.targets.push_back(TargetStats{t.name, {}, {}, {}});
   for (auto& w : workers_) {

@@ -48,6 +48,12 @@ struct RunOptions {
   double duration = 30;          // seconds; 0 = no time limit
   uint64_t queries = 0;          // per worker, like RQG's --queries; 0 = no limit
   uint64_t seed = 1;
+  // Open loop: queries start at this rate over all sessions (Poisson
+  // arrivals), each taken by the next free session; a query's latency counts
+  // from when it was due, so a server that falls behind shows it (no
+  // coordinated omission). 0 = closed loop (each session starts its next
+  // query when the last ends).
+  double rate = 0;
   double statement_timeout = 0;  // seconds; 0 = none (max_statement_time + KILL QUERY)
   double hang_timeout = 60;      // seconds without any finished statement = a hang
                                  // (and, for a session, without a connection = unreachable)
@@ -95,6 +101,9 @@ class Executor {
   bool Connect(Worker& w);
   // Blocks until scripted statement `s` may start; false when the run stops.
   bool WaitTurn(const Worker& w, const ScriptStatement& s);
+  // Open loop: waits until the next query is due; returns when it was due
+  // (0 when the run stops first).
+  int64_t WaitDue(Worker& w);
   void ReportCrash(Worker& w, std::string_view statement, size_t target);
   // Fills in what the session knows (history, targets, replay key) and records `f`.
   void AddSessionFinding(Worker& w, Finding f, std::string_view statement, const ReplayKey* key);
@@ -104,7 +113,8 @@ class Executor {
   // Counts the second ending at `t`; `whole`: also a second of the timeline.
   SecondStats CloseSecond(double t, bool whole = true);
   void LogStatement(Worker& w, uint64_t seq, size_t piece, int64_t start_ns, int64_t end_ns, const char* outcome,
-                    const Outcome& o, std::string_view sql, const nlohmann::json& key);
+                    const Outcome& o, std::string_view sql, const nlohmann::json& key,
+                    const std::vector<Outcome>* each = nullptr);
   void Watch(double now);
   void KillQuery(const Session::Busy& busy);
 

@@ -61,8 +61,10 @@ json RunFailure::ToJson() const {
 
 json SecondStats::ToJson() const {
   return {{"t", t}, {"statements", statements}, {"transactions", transactions},
-          {"outcomes", KindsJson(kinds)}, {"p50_ms", Ms(p50)}, {"p95_ms", Ms(p95)},
-          {"p99_ms", Ms(p99)}, {"max_ms", Ms(max)}};
+          {"queries", queries}, {"outcomes", KindsJson(kinds)}, {"p50_ms", Ms(p50)},
+          {"p95_ms", Ms(p95)}, {"p99_ms", Ms(p99)}, {"max_ms", Ms(max)},
+          {"query_p50_ms", Ms(query_p50)}, {"query_p95_ms", Ms(query_p95)},
+          {"query_p99_ms", Ms(query_p99)}, {"query_max_ms", Ms(query_max)}};
 }
 
 json RunResult::ToJson() const {
@@ -91,10 +93,15 @@ json RunResult::ToJson() const {
           {"transactions", transactions},
           {"statements_per_second", statements / s},
           {"transactions_per_second", transactions / s},
+          {"queries_done", queries_done},
+          {"queries_per_second", queries_done / s},
+          {"rate", rate},
           {"outcomes", KindsJson(kinds)},
           {"errors", ErrorsJson(errors, &error_examples)},
           {"latency_ms", latency.SummaryJson()},
           {"latency_histogram", latency.ToJson()},
+          {"query_latency_ms", query_latency.SummaryJson()},
+          {"query_latency_histogram", query_latency.ToJson()},
           {"generate_cpu_seconds", generate_seconds},
           {"findings", f},
           {"finding_counts", {{"total", findings.size()}, {"new", findings.size() - known}, {"known", known},

@@ -38,8 +38,10 @@ struct SecondStats {
   double t = 0;  // end of the second, from the start
   uint64_t statements = 0;
   uint64_t transactions = 0;
+  uint64_t queries = 0;  // queries whose statements all finished (sysbench's events)
   KindCounts kinds{};
-  int64_t p50 = 0, p95 = 0, p99 = 0, max = 0;  // nanoseconds
+  int64_t p50 = 0, p95 = 0, p99 = 0, max = 0;  // statements, nanoseconds
+  int64_t query_p50 = 0, query_p95 = 0, query_p99 = 0, query_max = 0;  // queries
 
   nlohmann::json ToJson() const;
 };
@@ -72,6 +74,8 @@ struct RunResult {
   uint64_t statements = 0;    // statements that finished while the run went on
   uint64_t cancelled = 0;     // in flight when the run ended: not in statements, errors or latency
   uint64_t transactions = 0;  // COMMITs that succeeded
+  uint64_t queries_done = 0;  // queries whose statements all finished
+  double rate = 0;            // the open-loop target rate, queries/s (0: closed loop)
   KindCounts kinds{};
   std::map<unsigned, uint64_t> errors;  // by code
   // The first few statements that met each error code, with the message.
@@ -82,6 +86,9 @@ struct RunResult {
   static constexpr size_t kExamplesPerError = 3;
   std::map<unsigned, std::vector<ErrorExample>> error_examples;
   LatencyHistogram latency;
+  // Per finished query, from its first statement's start (open loop: from
+  // when it was due, so that queueing counts) to its last statement's end.
+  LatencyHistogram query_latency;
   std::vector<SecondStats> timeline;  // whole seconds; the last partial one is in the totals only
   std::vector<Finding> findings;  // one per signature, with its occurrences
   std::map<std::string, OracleStats> oracles;

@@ -129,6 +129,41 @@ const std::vector<std::pair<std::string, TransformOracle::Kind>>& TransformOracl
   return names;
 }
 
+namespace {
+// Statements that give a second connection the settings a view's definition
+// depends on in `o`'s session; false when they cannot be read.
+bool ViewContext(const Observation& o, std::vector<std::string>* out) {
+  ResultSet r;
+  if (!o.session.Execute(0, "SELECT @@sql_mode, @@character_set_client, @@collation_connection", &r).ok() ||
+      r.rows.size() != 1 || r.rows[0].size() != 3 || !r.rows[0][1] || !r.rows[0][2])
+    return false;
+  const auto& row = r.rows[0];
+  *out = {"SET SESSION sql_mode = " + SqlString(row[0].value_or("")),
+          "SET SESSION character_set_client = " + SqlString(*row[1]),
+          "SET SESSION collation_connection = " + SqlString(*row[2])};
+  return true;
+}
+
+// The relation of a follow-up to the query: the same rows in the same order
+// when its ORDER BY decides every row's place. A value longer than
+// max_sort_length is sorted by its first max_sort_length bytes only, so rows
+// equal there are ties, in any order.
+Relation OrderKept(const SqlShape& s, const Observation& o) {
+  if (!TotallyOrdered(s)) return Relation::kUnordered;
+  size_t longest = 0;
+  for (const auto& row : o.results[0].rows)
+    for (const auto& v : row)
+      if (v) longest = std::max(longest, v->size());
+  constexpr size_t kLeastSortLength = 8;  // max_sort_length's least value
+  if (longest <= kLeastSortLength) return Relation::kExact;
+  ResultSet r;
+  if (!o.session.Execute(0, "SELECT @@max_sort_length", &r).ok() || r.rows.size() != 1 || r.rows[0].empty() ||
+      !r.rows[0][0])
+    return Relation::kUnordered;
+  return longest > std::stoull(*r.rows[0][0]) ? Relation::kUnordered : Relation::kExact;
+}
+}  // namespace
+
 std::string TransformOracle::name() const {
   for (const auto& [n, k] : Names())
     if (k == kind_) return n;
@@ -151,8 +186,16 @@ std::optional<FollowUp> TransformOracle::Plan(const SqlShape& s, const Observati
         return std::nullopt;
       }
       f.what = std::string("the query as a ") + (kind_ == kView ? "MERGE" : "TEMPTABLE") + " view";
-      f.side_setup = {"CREATE OR REPLACE ALGORITHM=" + std::string(kind_ == kView ? "MERGE" : "TEMPTABLE") +
-                      " VIEW " + view + " AS " + std::string(o.sql)};
+      // The view is made on a second connection, so it must parse there as
+      // the query did here: sql_mode at parse time, and the character sets
+      // and collation a view keeps as its creation context ('A' = 'a' under
+      // utf8mb4_bin is not the same view under the default collation).
+      if (!ViewContext(o, &f.side_setup)) {
+        *instead = Verdict::Skipped("the session's sql_mode and collation could not be read");
+        return std::nullopt;
+      }
+      f.side_setup.push_back("CREATE OR REPLACE ALGORITHM=" + std::string(kind_ == kView ? "MERGE" : "TEMPTABLE") +
+                             " VIEW " + view + " AS " + std::string(o.sql));
       f.right = {"SELECT * FROM " + view};
       f.side_cleanup = {"DROP VIEW IF EXISTS " + view};
       break;
@@ -169,12 +212,12 @@ std::optional<FollowUp> TransformOracle::Plan(const SqlShape& s, const Observati
       f.setup = {"PREPARE gauntlet_ps FROM " + SqlString(o.sql)};
       f.right = {"EXECUTE gauntlet_ps", "EXECUTE gauntlet_ps"};
       f.cleanup = {"DEALLOCATE PREPARE gauntlet_ps"};
-      f.rules.relation = TotallyOrdered(s) ? Relation::kExact : Relation::kUnordered;
+      f.rules.relation = OrderKept(s, o);
       break;
     case kNoIndex:
       f.what = "the query with USE INDEX () on every table";
       f.right = {WithoutIndexes(s, &why)};
-      f.rules.relation = TotallyOrdered(s) ? Relation::kExact : Relation::kUnordered;
+      f.rules.relation = OrderKept(s, o);
       break;
     case kOptimizerSwitch: {
       // One flag off, picked by the query's text, so that a seed gives the
@@ -184,13 +227,13 @@ std::optional<FollowUp> TransformOracle::Plan(const SqlShape& s, const Observati
       const std::string flag = flags[std::hash<std::string_view>()(o.sql) % flags.size()];
       f.what = "the query with optimizer_switch " + flag + "=off";
       f.right = {WithSetStatement(s, "optimizer_switch='" + flag + "=off'")};
-      f.rules.relation = TotallyOrdered(s) ? Relation::kExact : Relation::kUnordered;
+      f.rules.relation = OrderKept(s, o);
       break;
     }
     case kJoinCache:
       f.what = "the query with join_cache_level=0";
       f.right = {WithSetStatement(s, "join_cache_level=0")};
-      f.rules.relation = TotallyOrdered(s) ? Relation::kExact : Relation::kUnordered;
+      f.rules.relation = OrderKept(s, o);
       break;
   }
   if (f.right.empty() || f.right[0].empty()) {

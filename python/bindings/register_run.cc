@@ -230,6 +230,8 @@ void RegisterRun(py::module_& m) {
       .def_property_readonly("options", &ManagedServer::options)
       .def_property_readonly("command_line", &ManagedServer::command_line);
 
+  m.def("sql_skeleton", [](std::string_view sql) { return SqlShape(sql).Skeleton(); }, py::arg("sql"),
+        "The statement with literals as '?' and names as '_' (a finding's signature, a query class).");
   m.def("is_mariadb", &IsMariaDB);
   m.def("check_server_binary", &CheckServerBinary, py::arg("binary"),
         py::call_guard<py::gil_scoped_release>());
@@ -296,6 +298,7 @@ void RegisterRun(py::module_& m) {
       .def_readwrite("duration", &RunOptions::duration)
       .def_readwrite("queries", &RunOptions::queries)
       .def_readwrite("seed", &RunOptions::seed)
+      .def_readwrite("rate", &RunOptions::rate)
       .def_readwrite("statement_timeout", &RunOptions::statement_timeout)
       .def_readwrite("hang_timeout", &RunOptions::hang_timeout)
       .def_readwrite("generate_timeout", &RunOptions::generate_timeout)

@@ -22,15 +22,17 @@ from .reduction import Reduction, reduce
 from .combi import OptionSpace, Plan
 from .campaign import Campaign, CampaignResult
 from .benchmark import BenchResult, bench
+from .query_compare import QueryComparison, compare_queries
+from .sweep import BestToBest, ScalingResult, best_to_best, scaling
 from .targets import Target
 from .server import Connection, ManagedServer, ServerError, parse_dsn
 
 __all__ = [
-    "bench", "BenchResult", "Campaign", "CampaignResult", "Column", "compare", "Connection", "Coverage",
-    "Finding", "GauntletError", "GenerationError", "Generator", "Grammar", "InvalidInput", "ManagedServer",
-    "Observation", "OptionSpace", "Oracle", "parse_dsn", "Plan", "reduce", "Reduction", "replay",
-    "RuleContext", "Run", "run", "RunResult", "Schema", "ServerError", "Skip", "split_statements", "Table",
-    "Target",
+    "bench", "BenchResult", "best_to_best", "BestToBest", "Campaign", "CampaignResult", "Column", "compare",
+    "compare_queries", "Connection", "Coverage", "Finding", "GauntletError", "GenerationError", "Generator",
+    "Grammar", "InvalidInput", "ManagedServer", "Observation", "OptionSpace", "Oracle", "parse_dsn", "Plan",
+    "QueryComparison", "reduce", "Reduction", "replay", "RuleContext", "Run", "run", "RunResult", "scaling",
+    "ScalingResult", "Schema", "ServerError", "Skip", "split_statements", "Table", "Target",
 ]
 __version__ = "0.1.0"
 

@@ -127,10 +127,10 @@ class BenchResult:
                 key = self.runs[name][j].metric
                 t = [s["t"] for s in seconds]
                 top.plot(t, [s[key] for s in seconds], color=colour, alpha=0.6, label=name if j == 0 else None)
-                bottom.plot(t, [s["p95_ms"] for s in seconds], color=colour, alpha=0.6)
+                bottom.plot(t, [s.get("query_p95_ms", s["p95_ms"]) for s in seconds], color=colour, alpha=0.6)
                 top.axvspan(0, self.runs[name][j].warmup_seconds, color=colour, alpha=0.05)
         top.set_ylabel(f"{self.runs[self.baseline][0].metric}/s")
-        bottom.set_ylabel("p95 ms")
+        bottom.set_ylabel("p95 ms (a query)")
         bottom.set_xlabel("second")
         top.legend()
         top.set_title(f"{self.settings['workload']}, {self.settings['threads']} threads")
@@ -176,15 +176,14 @@ class BenchResult:
 def bench(targets: Sequence[dict], *, workload: str = "oltp_read_write", runs: int = 5, duration: float = 30,
           threads: int = 4, warmup: Union[str, float] = "auto", tables: int = 1, table_size: int = 10000,
           data: Optional[str] = None, out: Union[str, os.PathLike] = "gauntlet-bench", threshold: float = 0.02,
-          alpha: float = 0.05, pin: Optional[Sequence[int]] = None, seed: int = 1,
+          alpha: float = 0.05, pin: Optional[Sequence[int]] = None, seed: int = 1, rate: float = 0,
           progress: bool = False) -> BenchResult:
     """Runs ``workload`` ``runs`` times on each target (dicts as for ``run``'s targets: name, server,
     options), interleaved, each run on a fresh server from the same data, and judges each target
-    against the first on throughput, p95 and jitter. ``pin``: CPUs for the server (taskset); the
-    client runs on the others."""
+    against the first on throughput, p95 and jitter (one target: measured, no verdict). ``pin``: CPUs for the server (taskset); the
+    client runs on the others. ``rate``: open loop at this many queries a second (see ``run``);
+    throughput is then what the server kept up with, and p95 counts queueing."""
     chosen = make_targets(targets, "default")
-    if len(chosen) < 2:
-        raise _core.InvalidInput("bench: two targets or more (the first is the baseline)")
     if any(t.is_dsn for t in chosen):
         raise _core.InvalidInput("bench: targets are servers Gauntlet starts (a binary or 'default'), "
                                  "restarted before every run")
@@ -196,58 +195,67 @@ def bench(targets: Sequence[dict], *, workload: str = "oltp_read_write", runs: i
     out.mkdir(parents=True, exist_ok=True)
     grammar, spec = _workload(workload, tables, table_size, out)
     spec = data or spec
-    cpus = sorted(os.sched_getaffinity(0))
-    client_cpus = [c for c in cpus if pin is None or c not in pin] or cpus
-    from .run import run
     summaries: Dict[str, List[RunSummary]] = {t.name: [] for t in chosen}
     timelines: Dict[str, List[list]] = {t.name: [] for t in chosen}
     rows = []
     for i in range(runs):
         for t in chosen:  # A B A B ...
-            folder = out / "runs" / t.name / f"{i + 1:02d}"
-            binary = DEFAULT_BINARY if t.server == "default" else str(t.server)
-            shutil.rmtree(folder / "server", ignore_errors=True)  # a fresh server: from the data template
-            server = ManagedServer(folder / "server", binary=binary, mysqld=t.mysqld(),
-                                   wrapper=["taskset", "-c", ",".join(map(str, pin))] if pin else ())
-            sampler = _Sampler(server)
-            sampler.start()
-            previous = os.sched_getaffinity(0)
-            os.sched_setaffinity(0, client_cpus)
-            try:
-                r = run(grammar[0], redefine=grammar[1:], data=spec, threads=threads, duration=duration, seed=seed + i,
-                        targets=[{"name": t.name, "server": server, "engine": t.engine}], out=folder, overwrite=True,
-                        data_template=True)
-            finally:
-                os.sched_setaffinity(0, previous)
-                sampler.done.set()
-                sampler.join()
-            s = r.summary()
-            if s.get("stop_reason") != "duration" or r.findings:
-                raise _core.GauntletError(f"bench: run {folder} stopped by {s.get('stop_reason')} "
-                                          f"({', '.join(f['signature'] for f in r.findings) or s.get('error')})")
-            summary = summarize(r.timeline(), warmup=warmup)
+            summary, seconds, row = _measure(t, out / "runs" / t.name / f"{i + 1:02d}", grammar, spec, threads=threads,
+                                             duration=duration, seed=seed + i, warmup=warmup, pin=pin, rate=rate)
             summaries[t.name].append(summary)
-            counters = {row["t"]: row for row in sampler.rows}
-            seconds = [{**sec, **{c: counters.get(int(sec["t"]), {}).get(c) for c in COUNTERS}}
-                       for sec in r.timeline()]
             timelines[t.name].append(seconds)
-            rows.append({"target": t.name, "run": i + 1, "throughput": summary.throughput, "metric": summary.metric,
-                         "p95_ms": summary.p95_ms, "jitter": summary.jitter, "low_share": summary.low_share,
-                         "stalls": len(summary.stalls), "warmup_seconds": summary.warmup_seconds,
-                         "p99_ms_whole_run": s["latency_ms"]["p99"]})
+            rows.append({"target": t.name, "run": i + 1, **row})
             if progress:
                 print(f"gauntlet bench: {t.name} run {i + 1}/{runs}: {summary!r}", flush=True)
     base = chosen[0].name
+    # A ratio needs positive values: jitter is 0 for a run of one steady second, and then has no verdict.
     verdicts = {t.name: {m: compare([getattr(x, m) for x in summaries[base]], [getattr(x, m) for x in summaries[t.name]],
                                     metric=m, higher_is_better=better, threshold=threshold, alpha=alpha)
-                         for m, better in METRICS.items()}
+                         for m, better in METRICS.items()
+                         if all(getattr(x, m) > 0 for x in summaries[base] + summaries[t.name])}
                 for t in chosen[1:]}
-    settings = {"workload": workload, "runs": runs, "duration": duration, "threads": threads, "warmup": warmup,
+    settings = {"workload": workload, "runs": runs, "duration": duration, "threads": threads, "rate": rate, "warmup": warmup,
                 "tables": tables, "table_size": table_size, "threshold": threshold, "alpha": alpha,
                 "targets": [t.to_dict() for t in chosen], "pin": list(pin) if pin else None}
     result = BenchResult(out, base, summaries, timelines, verdicts, settings)
     _write(result, rows)
     return result
+
+
+def _measure(t, folder: pathlib.Path, grammar: List[str], spec: Optional[str], *, threads: int, duration: float,
+             seed: int, warmup, pin: Optional[Sequence[int]], rate: float = 0):
+    """One run of target ``t`` on a fresh server (from the data template) in ``folder``: its
+    summary, its seconds with the server's counters, and its line of runs.csv."""
+    from .run import run
+    binary = DEFAULT_BINARY if t.server == "default" else str(t.server)
+    shutil.rmtree(folder / "server", ignore_errors=True)  # a fresh server: from the data template
+    server = ManagedServer(folder / "server", binary=binary, mysqld=t.mysqld(),
+                           wrapper=["taskset", "-c", ",".join(map(str, pin))] if pin else ())
+    cpus = sorted(os.sched_getaffinity(0))
+    client_cpus = [c for c in cpus if pin is None or c not in pin] or cpus
+    sampler = _Sampler(server)
+    sampler.start()
+    previous = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, client_cpus)
+    try:
+        r = run(grammar[0], redefine=grammar[1:], data=spec, threads=threads, duration=duration, seed=seed, rate=rate,
+                targets=[{"name": t.name, "server": server, "engine": t.engine}], out=folder, overwrite=True,
+                data_template=True)
+    finally:
+        os.sched_setaffinity(0, previous)
+        sampler.done.set()
+        sampler.join()
+    s = r.summary()
+    if s.get("stop_reason") != "duration" or r.findings:
+        raise _core.GauntletError(f"bench: run {folder} stopped by {s.get('stop_reason')} "
+                                  f"({', '.join(f['signature'] for f in r.findings) or s.get('error')})")
+    summary = summarize(r.timeline(), warmup=warmup)
+    counters = {row["t"]: row for row in sampler.rows}
+    seconds = [{**sec, **{c: counters.get(int(sec["t"]), {}).get(c) for c in COUNTERS}} for sec in r.timeline()]
+    row = {"throughput": summary.throughput, "metric": summary.metric, "qps": summary.qps, "p95_ms": summary.p95_ms,
+           "jitter": summary.jitter, "low_share": summary.low_share, "stalls": len(summary.stalls),
+           "warmup_seconds": summary.warmup_seconds, "p99_ms_whole_run": s["query_latency_ms"]["p99"]}
+    return summary, seconds, row
 
 
 def _write(result: BenchResult, rows: List[dict]) -> None:
@@ -261,8 +269,8 @@ def _write(result: BenchResult, rows: List[dict]) -> None:
         w.writeheader()
         w.writerows(rows)
     with open(out / "timelines.csv", "w", newline="") as f:
-        fields = ["target", "run", "t", "statements", "transactions", "p50_ms", "p95_ms", "p99_ms", "max_ms", "errors",
-                  *COUNTERS]
+        fields = ["target", "run", "t", "statements", "transactions", "queries", "p50_ms", "p95_ms", "p99_ms", "max_ms",
+                  "query_p50_ms", "query_p95_ms", "query_p99_ms", "query_max_ms", "errors", *COUNTERS]
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         for name, runs in result.timelines.items():

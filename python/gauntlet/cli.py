@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pathlib
 import sys
 
 from . import GauntletError, InvalidInput
@@ -25,7 +26,7 @@ from .targets import parse_target_flag
 # TOML) uses the same names; flags given on the command line override it.
 RUN_DEFAULTS = {
     "grammar": None, "redefine": [], "data": None, "threads": 2, "duration": 30.0, "queries": 0,
-    "seed": 1, "server": "default", "mysqld": [], "out": "gauntlet-run", "statement_timeout": 0.0,
+    "seed": 1, "rate": 0.0, "server": "default", "mysqld": [], "out": "gauntlet-run", "statement_timeout": 0.0,
     "hang_timeout": 60.0, "generate_timeout": 10.0, "statement_log": False, "max_depth": 64,
     "keep_server": False, "data_template": False, "overwrite": False,
     "targets": None, "oracles": ["crash"], "known_bugs": None, "keep_going": False,
@@ -211,20 +212,58 @@ def _campaign(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     from .benchmark import bench
+    from .query_compare import compare_queries
+    from .sweep import best_to_best, scaling
     targets = [parse_target_flag(t) for t in args.target or []]
     if args.config:
         config = _read_config(args.config)
         unknown = sorted(set(config) - {"targets"})
         if unknown:
             raise InvalidInput(f"{args.config}: unknown key {unknown[0]!r} (a bench config holds targets)")
+        for t in config.get("targets") or []:
+            if isinstance(t, dict) and isinstance(t.get("space"), str):  # relative to the config file
+                t["space"] = str(pathlib.Path(args.config).parent / t["space"])
         targets = list(config.get("targets") or []) + targets
-    result = bench(targets, workload=args.workload, runs=args.runs, duration=args.duration, threads=args.threads,
-                   warmup="auto" if args.warmup is None else args.warmup, tables=args.tables,
-                   table_size=args.table_size, data=args.data, out=args.out, threshold=args.threshold,
-                   pin=[int(c) for c in args.pin.split(",")] if args.pin else None, progress=True)
-    print(result.table())
-    print(f"results: {result.out} (verdict.json, runs.csv, timelines.csv, timelines.png, boxes.png, stalls.png)")
-    return 1 if result.regressed else 0
+    try:
+        threads = [int(n) for n in str(args.threads).split(",")]
+    except ValueError:
+        raise InvalidInput(f"--threads: a number of sessions or a list (1,2,4,8), not {args.threads!r}") from None
+    common = dict(workload=args.workload, duration=args.duration, tables=args.tables, table_size=args.table_size,
+                  data=args.data, progress=True)
+    measured = dict(common, runs=args.runs, warmup="auto" if args.warmup is None else args.warmup,
+                    threshold=args.threshold, rate=args.rate,
+                    pin=[int(c) for c in args.pin.split(",")] if args.pin else None)
+    out = pathlib.Path(args.out)
+    regressed = False
+    if any(isinstance(t, dict) and ("space" in t or "plan" in t) for t in targets):
+        if len(threads) > 1:
+            raise InvalidInput("--threads: one thread count for a best-to-best comparison")
+        result = best_to_best(targets, threads=threads[0], metric=args.metric, strength=args.strength,
+                              screen_runs=args.screen_runs, screen_duration=args.screen_duration, out=out, **measured)
+        print(result.table())
+        print(f"results: {out} (screening.csv, best_to_best.txt, final/verdict.json and plots)")
+        regressed = result.regressed
+        targets = [{"name": t.name, "server": t.server, "options": t.options, "engine": t.engine}
+                   for t in result.bests.values()]
+    elif args.runs > 0 and len(threads) > 1:
+        result = scaling(targets, threads=threads, out=out, **measured)
+        print(result.table())
+        print(f"results: {out} (scaling.csv, scaling.png, threads-N/verdict.json and plots)")
+        regressed = result.regressed
+    elif args.runs > 0:
+        result = bench(targets, threads=threads[0], out=out, **measured)
+        print(result.table())
+        print(f"results: {out} (verdict.json, runs.csv, timelines.csv, timelines.png, boxes.png, stalls.png)")
+        regressed = result.regressed
+    elif not args.per_query:
+        raise InvalidInput("--runs: 0 only with --per-query (then only the statements are compared)")
+    if args.per_query:
+        queries = compare_queries(targets, threads=threads[-1], threshold=args.query_threshold, out=out / "queries",
+                                  **common)
+        print(queries.table())
+        print(f"query classes: {out / 'queries'} (query_classes.csv, query_classes.txt, queries.png, run/)")
+        regressed = regressed or queries.regressed
+    return 1 if regressed else 0
 
 
 def _core_oracles():
@@ -262,6 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--duration", type=float, help="seconds (default 30; 0 = until --queries)")
     r.add_argument("--queries", type=int, help="queries per session (default: no limit)")
     r.add_argument("--seed", type=int, help="the run seed (default 1)")
+    r.add_argument("--rate", type=float, help="open loop: queries a second over all sessions (Poisson arrivals); "
+                                              "latency counts from when each was due (default 0: closed loop)")
     r.add_argument("--server", help="'default' (Debian's MariaDB, managed), a mysqld path, or a DSN")
     r.add_argument("--mysqld", action="append", metavar="OPTION=VALUE", help="server option (repeatable)")
     r.add_argument("--out", help="results directory (default gauntlet-run)")
@@ -364,18 +405,33 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--workload", default="oltp_read_write",
                     help="a stock OLTP grammar (oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, "
                          "...; default oltp_read_write) or a grammar file (then --data)")
-    bn.add_argument("--config", help="JSON or TOML file with \"targets\": [{name, server, options}, ...]")
+    bn.add_argument("--config", help="JSON or TOML file with \"targets\": [{name, server, options}, ...]; a target "
+                                     "with \"space\" (an option space file) makes it best-to-best")
     bn.add_argument("--target", action="append", metavar="NAME[=SERVER][,OPTION=VALUE...]",
                     help="a target (repeatable; the first is the baseline)")
     bn.add_argument("--runs", type=int, default=5, help="runs per target (default 5)")
     bn.add_argument("--duration", type=float, default=30, help="seconds per run (default 30)")
-    bn.add_argument("--threads", type=int, default=4, help="sessions (default 4)")
+    bn.add_argument("--threads", default="4",
+                    help="sessions (default 4), or a list (1,2,4,8) for a scaling curve (scaling.png)")
+    bn.add_argument("--rate", type=float, default=0,
+                    help="open loop: queries a second over all sessions; latency counts queueing (default: closed)")
     bn.add_argument("--warmup", type=float, help="seconds to cut at the start (default: detected)")
     bn.add_argument("--tables", type=int, default=1, help="sbtest tables (default 1)")
     bn.add_argument("--table-size", type=int, default=10000, help="rows per table (default 10000)")
     bn.add_argument("--data", help="data spec for a grammar file workload")
     bn.add_argument("--threshold", type=float, default=0.02, help="smallest change that matters (default 0.02)")
     bn.add_argument("--pin", metavar="CPUS", help="CPUs for the server (e.g. 0); the client gets the others")
+    bn.add_argument("--per-query", action="store_true",
+                    help="also run the workload once on all targets in lockstep and compare each class of "
+                         "statements (OUT/queries; with --runs 0 only this)")
+    bn.add_argument("--query-threshold", type=float, default=0.10,
+                    help="smallest per-statement change that matters for --per-query (default 0.10)")
+    bn.add_argument("--metric", default="throughput", choices=["throughput", "p95_ms", "jitter"],
+                    help="best-to-best: what picks each side's best row (default throughput)")
+    bn.add_argument("--strength", type=int, help="best-to-best: covering strength of the targets' spaces")
+    bn.add_argument("--screen-runs", type=int, default=2, help="best-to-best: runs per screened row (default 2)")
+    bn.add_argument("--screen-duration", type=float, help="best-to-best: seconds per screening run "
+                                                          "(default --duration)")
     bn.add_argument("--out", default="gauntlet-bench", help="results folder (default gauntlet-bench)")
     bn.set_defaults(func=_bench)
 

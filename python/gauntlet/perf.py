@@ -29,7 +29,8 @@ from . import _core
 @dataclasses.dataclass
 class RunSummary:
     """One run as summary values (after ``warmup_seconds``): ``throughput`` (median per-second
-    rate of ``metric``), ``p95_ms`` (median per-second p95), ``jitter`` (CV of the per-second
+    rate of ``metric``), ``p95_ms`` (median per-second p95 of a query's latency: a transaction's in
+    the OLTP grammars, as sysbench's), ``qps`` (median statements a second), ``jitter`` (CV of the per-second
     rate), ``low_share`` (seconds below 90% of the median), ``stalls`` (lengths in seconds of
     runs of seconds at or below 5% of the median), and ``seconds`` measured."""
     metric: str
@@ -37,6 +38,7 @@ class RunSummary:
     seconds: int
     throughput: float
     p95_ms: float
+    qps: float
     jitter: float
     low_share: float
     stalls: List[int]
@@ -65,15 +67,17 @@ def warmup_end(series: Sequence[float]) -> int:
 def summarize(timeline: Union[Sequence[dict], "object"], *, warmup: Union[str, float] = "auto",
               metric: Optional[str] = None) -> RunSummary:
     """Summary values of one run (a RunResult or its ``timeline()``). ``warmup``: seconds to cut,
-    or "auto" (warmup_end); ``metric``: "transactions" or "statements" (default: transactions when
-    the run counted any)."""
+    or "auto" (warmup_end); ``metric``: "transactions" (COMMITs), "queries" (the grammar's queries
+    that finished: sysbench's events) or "statements" (default: transactions when the run
+    counted any, else queries)."""
     seconds = timeline.timeline() if hasattr(timeline, "timeline") else list(timeline)
     if not seconds:
         raise _core.InvalidInput("summarize: the run has no whole second")
     if metric is None:
-        metric = "transactions" if any(s.get("transactions") for s in seconds) else "statements"
-    if metric not in ("transactions", "statements"):
-        raise _core.InvalidInput(f"summarize: metric is transactions or statements, not {metric!r}")
+        metric = "transactions" if any(s.get("transactions") for s in seconds) else \
+            "queries" if "queries" in seconds[0] else "statements"
+    if metric not in ("transactions", "queries", "statements"):
+        raise _core.InvalidInput(f"summarize: metric is transactions, queries or statements, not {metric!r}")
     rate = np.array([float(s.get(metric, 0)) for s in seconds])
     if warmup == "auto":
         cut = warmup_end(rate)
@@ -83,7 +87,9 @@ def summarize(timeline: Union[Sequence[dict], "object"], *, warmup: Union[str, f
         raise _core.InvalidInput(f"summarize: warmup is seconds or 'auto', not {warmup!r}")
     cut = min(cut, len(rate) - 1)
     steady = rate[cut:]
-    p95 = np.array([float(s.get("p95_ms", 0)) for s in seconds[cut:]])
+    p95_key = "query_p95_ms" if "query_p95_ms" in seconds[0] else "p95_ms"
+    p95 = np.array([float(s.get(p95_key, 0)) for s in seconds[cut:]])
+    qps = float(np.median([float(s.get("statements", 0)) for s in seconds[cut:]]))
     median = float(np.median(steady))
     stalls, run = [], 0
     for value in steady:
@@ -95,7 +101,7 @@ def summarize(timeline: Union[Sequence[dict], "object"], *, warmup: Union[str, f
     if run:
         stalls.append(run)
     mean = float(steady.mean())
-    return RunSummary(metric, cut, len(steady), median, float(np.median(p95)) if len(p95) else 0.0,
+    return RunSummary(metric, cut, len(steady), median, float(np.median(p95)) if len(p95) else 0.0, qps,
                       float(steady.std(ddof=1) / mean) if len(steady) > 1 and mean > 0 else 0.0,
                       float((steady < 0.9 * median).mean()), stalls)
 
@@ -184,3 +190,71 @@ def compare(a: Sequence[float], b: Sequence[float], *, metric: str = "throughput
         verdict = "unknown"
         needed = runs_needed(ratio, noise, threshold, alpha, power, max(na, nb))
     return Verdict(metric, verdict, ratio, interval, p, (na, nb), threshold, noise, detectable, needed)
+
+
+@dataclasses.dataclass
+class QueryClass:
+    """Statements of one class (their skeleton: literals and names taken out) timed on A and B in
+    lockstep: ``ratio`` (median per-statement B/A) with its ``interval`` (from the order
+    statistics of the log ratios at the sign test's critical count), the sign test's ``p_value``
+    (scipy's binomtest), medians of both sides' ``a_ms``/``b_ms``, and the ``verdict``: slower,
+    faster, same (the interval inside the threshold) or unknown."""
+    skeleton: str
+    statements: int
+    a_ms: float
+    b_ms: float
+    ratio: float
+    interval: tuple
+    p_value: float
+    verdict: str
+
+    def to_dict(self) -> dict:
+        """For query_classes.json."""
+        return dataclasses.asdict(self)
+
+    def __repr__(self) -> str:
+        return (f"<QueryClass {self.verdict}: B/A {self.ratio:.3f} [{self.interval[0]:.3f}, {self.interval[1]:.3f}], "
+                f"p {self.p_value:.3g}, {self.statements} statements, {self.a_ms:.3f} -> {self.b_ms:.3f} ms: "
+                f"{self.skeleton[:80]}>")
+
+
+def query_classes(timings: Sequence[tuple], *, threshold: float = 0.10, alpha: float = 0.05,
+                  min_statements: int = 6) -> List[QueryClass]:
+    """Per-statement ratios by class: ``timings`` are (skeleton, a_ms, b_ms), one a statement that
+    ran on both sides. Each class's statements are paired samples (the same statement on A and
+    B), so its verdict needs no assumption about their spread: the median ratio, the sign test
+    and the distribution-free interval of the median; slower or faster when the test rejects at
+    ``alpha`` and the interval clears ``threshold``. Classes with fewer than ``min_statements``
+    (at least 6: the sign test cannot reach 0.05 with fewer) are left out; the rest come slowest
+    first."""
+    by_class: dict = {}
+    for skeleton, a, b in timings:
+        if a > 0 and b > 0:
+            by_class.setdefault(skeleton, ([], []))
+            by_class[skeleton][0].append(a)
+            by_class[skeleton][1].append(b)
+    out = []
+    for skeleton, (a, b) in by_class.items():
+        n = len(a)
+        if n < max(min_statements, 6):
+            continue
+        a, b = np.asarray(a), np.asarray(b)
+        logs = np.sort(np.log(b) - np.log(a))
+        k = int(stats.binom.ppf(alpha / 2, n, 0.5))  # the interval's order statistics: k-th from each end
+        k = max(0, min(k - 1, n // 2))
+        interval = (float(math.exp(logs[k])), float(math.exp(logs[n - 1 - k])))
+        slower = int((logs > 0).sum())
+        decided = slower + int((logs < 0).sum())
+        p = float(stats.binomtest(slower, decided, 0.5).pvalue) if decided else 1.0
+        lo, hi = interval
+        if p < alpha and lo > 1 + threshold:
+            verdict = "slower"
+        elif p < alpha and hi < 1 - threshold:
+            verdict = "faster"
+        elif 1 - threshold < lo and hi < 1 + threshold:
+            verdict = "same"
+        else:
+            verdict = "unknown"
+        out.append(QueryClass(skeleton, n, float(np.median(a)), float(np.median(b)),
+                              float(math.exp(np.median(logs))), interval, p, verdict))
+    return sorted(out, key=lambda c: -c.ratio)

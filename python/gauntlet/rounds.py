@@ -111,18 +111,19 @@ class _Total:
         self.info = info
         self.summary = {**_core.empty_summary(), **info, "keep_going": True, "rounds": []}
         self.timeline: list = []
-        self.histograms: list = []
+        self.histograms: dict = {"latency": [], "query_latency": []}
         self.targets: dict = {}
         self.by_signature: dict = {}
 
     def add(self, n: int, result, offset: float, wall: float) -> None:
         s, r = self.summary, result.summary()
-        for key in ("queries", "statements", "cancelled", "transactions", "generate_cpu_seconds"):
+        for key in ("queries", "statements", "cancelled", "transactions", "queries_done", "generate_cpu_seconds"):
             s[key] += r.get(key, 0)
         s["seconds"] += r.get("seconds", 0)
         s["wall_seconds"] = wall
         s["statements_per_second"] = s["statements"] / max(s["seconds"], 1e-9)
         s["transactions_per_second"] = s["transactions"] / max(s["seconds"], 1e-9)
+        s["queries_per_second"] = s["queries_done"] / max(s["seconds"], 1e-9)
         _add_counts(s["outcomes"], r.get("outcomes", {}))
         s["errors"] = _merge_by_code(s["errors"], r.get("errors", []))
         s["connect_errors"] = _merge_by_code(s["connect_errors"], r.get("connect_errors", []))
@@ -131,9 +132,10 @@ class _Total:
                                                   "skipped_by_reason": {}})
             _add_counts(mine, {k: v for k, v in o.items() if k != "skipped_by_reason"})
             _add_counts(mine["skipped_by_reason"], o.get("skipped_by_reason", {}))
-        if "latency_histogram" in r:
-            self.histograms.append(r["latency_histogram"])
-            s["latency_ms"], s["latency_histogram"] = _core.merge_latency(self.histograms)
+        for name, histograms in self.histograms.items():
+            if f"{name}_histogram" in r:
+                histograms.append(r[f"{name}_histogram"])
+                s[f"{name}_ms"], s[f"{name}_histogram"] = _core.merge_latency(histograms)
         for t in r.get("targets", []):
             self._add_target(t)
         s["targets"] = [{k: v for k, v in t.items() if k != "histograms"} for t in self.targets.values()]

@@ -324,7 +324,7 @@ def _finding_from_start(error: Exception) -> dict:
 # line refuse the same mistakes with the same words.
 _LIMITS = {
     "threads": (int, 1, 4096), "duration": (float, 0, 366 * 86400), "queries": (int, 0, 2**63 - 1),
-    "seed": (int, 0, 2**64 - 1), "statement_timeout": (float, 0, 86400 * 7),
+    "seed": (int, 0, 2**64 - 1), "rate": (float, 0, 1e9), "statement_timeout": (float, 0, 86400 * 7),
     "hang_timeout": (float, 0, 86400 * 7), "generate_timeout": (float, 0, 86400 * 7),
     "max_depth": (int, 1, 100000), "until_seq": (int, 0, 2**63 - 1),
     "attempts": (int, 1, 10000),
@@ -400,7 +400,7 @@ def _claim_out(out: pathlib.Path, overwrite: bool):
 
 
 def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Union[None, str, Schema] = None,
-        threads: int = 2, duration: float = 30, queries: int = 0, seed: int = 1,
+        threads: int = 2, duration: float = 30, queries: int = 0, seed: int = 1, rate: float = 0,
         server: Union[str, ManagedServer] = "default", mysqld=None, out: Union[str, os.PathLike] = "gauntlet-run",
         statement_timeout: float = 0, hang_timeout: float = 60, generate_timeout: float = 10,
         statement_log: bool = False, max_depth: int = 64, progress: Union[bool, Callable] = False,
@@ -429,6 +429,11 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     of signature patterns (``PATTERN ## NOTE`` a line); findings that match are
     marked known and do not fail the run.
 
+    ``rate``: open loop: queries start at this many a second over all sessions (Poisson
+    arrivals, as sysbench's ``--rate``), each on the next free session, and a query's latency
+    (``summary["query_latency_ms"]``) counts from when it was due, queueing included; 0
+    (default): closed loop, each session starts its next query when the last ends.
+
     ``keep_going``: a crash, hang, shutdown or unreachable server does not end
     the run: it is recorded, and the run goes on with fresh servers and data
     until ``duration`` is over, as rounds in OUT/rounds/NNN (round N with seed
@@ -443,7 +448,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     starts.
     """
     settings = {name: check_setting(name, value) for name, value in (
-        ("threads", threads), ("duration", duration), ("queries", queries), ("seed", seed),
+        ("threads", threads), ("duration", duration), ("queries", queries), ("seed", seed), ("rate", rate),
         ("statement_timeout", statement_timeout), ("hang_timeout", hang_timeout),
         ("generate_timeout", generate_timeout), ("max_depth", max_depth))}
     if settings["duration"] == 0 and settings["queries"] == 0:

@@ -9,6 +9,7 @@ relation (INTO OUTFILE, sorted when unordered, compared with LOAD_FILE) and dies
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import pathlib
@@ -172,7 +173,8 @@ def _test_case(case: Case, finding: dict, name: str, seen: dict, first_target: s
         test += [f"--let $wait_timeout= {timeout:g}",
                  "--let $wait_condition= SELECT COUNT(*) = 0 FROM information_schema.processlist "
                  "WHERE command = 'Query' AND id <> CONNECTION_ID()",
-                 "--source include/wait_condition.inc", "if (!$success)", "{", f"  --die {message}", "}"]
+                 "--source include/wait_condition.inc", "if (!$success)", "{", f"  --die {message}", "}",
+                 "--disable_query_log"]  # the include turns the query log back on
     for con in list(pending):
         reap(con)
     if case.target is not None:
@@ -318,6 +320,9 @@ Recurrence when replayed before reduction: {record['recurrence']:.0%}.
 """
 
 
+_SUITES = itertools.count(1)
+
+
 def _suite_dir(suite: str) -> pathlib.Path:
     return MTR_DIR / "suite" / suite
 
@@ -336,14 +341,17 @@ def verify_with_mtr(repro: pathlib.Path, name: str, finding: dict, target, timeo
         return {"verified": False, "why": "mariadb-test-run is not installed (Debian package mariadb-test)"}
     if os.path.realpath(binary) != os.path.realpath(DEFAULT_BINARY):
         return {"verified": False, "why": f"mariadb-test-run runs {DEFAULT_BINARY}, the run used {binary}"}
-    suite = _suite_dir("gauntlet")
+    # A suite of its own: verifications that run at once (parallel reductions, two test runs)
+    # would otherwise overwrite each other's files of the same finding id.
+    suite_name = f"gauntlet_{os.getpid()}_{next(_SUITES)}"
+    suite = _suite_dir(suite_name)
     (suite / "t").mkdir(parents=True, exist_ok=True)
     (suite / "r").mkdir(parents=True, exist_ok=True)
     for suffix, folder in ((".test", "t"), (".opt", "t"), (".result", "r")):
         shutil.copyfile(repro / f"{name}{suffix}", suite / folder / f"{name}{suffix}")
     vardir = repro / "mtr-var"
     shutil.rmtree(vardir, ignore_errors=True)
-    cmd = ["perl", str(runner), "--suite=gauntlet", f"--vardir={vardir}", "--force", "--max-test-fail=0",
+    cmd = ["perl", str(runner), f"--suite={suite_name}", f"--vardir={vardir}", "--force", "--max-test-fail=0",
            "--retry=0", "--testcase-timeout=10", "--parallel=1", "--port-group-size=20", name]
     t0 = time.monotonic()
     try:
@@ -353,8 +361,7 @@ def verify_with_mtr(repro: pathlib.Path, name: str, finding: dict, target, timeo
         output = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
         output += "\n(mariadb-test-run timed out)"
     finally:
-        for suffix, folder in ((".test", "t"), (".opt", "t"), (".result", "r")):
-            (suite / folder / f"{name}{suffix}").unlink(missing_ok=True)
+        shutil.rmtree(suite, ignore_errors=True)
     (repro / "mtr.log").write_text(output)
     logs = list(vardir.glob("log/**/mysqld.1.err")) + list(vardir.glob("**/mysqld.1.err"))
     text = logs[0].read_text(errors="replace") if logs else ""

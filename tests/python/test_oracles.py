@@ -326,3 +326,33 @@ def test_cli_targets_oracles_and_config(tmp_path):
     bad = subprocess.run(cmd[:-2] + ["--target", "c,engine", "--out", str(tmp_path / "bad")], capture_output=True,
                          text=True, env=env)
     assert bad.returncode == 2 and "'engine' in 'c,engine' is not OPTION=VALUE" in bad.stderr
+
+
+def quiet_transforms(tmp_path, grammar: str, queries: int, transform: str, passed: int) -> None:
+    """A run of ``grammar`` with the transforms: ``transform`` passed at least ``passed`` times, nothing found."""
+    r = gauntlet.run(gauntlet.Grammar.from_string(grammar), data="none", threads=1, queries=queries, duration=0,
+                     out=tmp_path / "run", oracles=["transforms"])
+    assert r.summary()["oracles"][transform]["passed"] >= passed, r.summary()["oracles"][transform]
+    assert not r.findings, [f["signature"] for f in r.findings]
+
+
+def test_views_of_the_transforms_parse_as_the_session_does(tmp_path):
+    # Hunt false alarms: the view is made on a second connection, which had neither the session's
+    # collation ('A' = 'a' is false under utf8mb4_bin) nor its sql_mode ('' is NULL under
+    # EMPTY_STRING_IS_NULL, so '' IN (0) is not true).
+    quiet_transforms(tmp_path,
+                     "query_init: CREATE TABLE IF NOT EXISTS tv (a INT) ; INSERT INTO tv VALUES (1), (2) ;\n"
+                     "query: setting ; SELECT COUNT(*) FROM tv WHERE 'A' = 'a' ; SELECT COUNT(*) FROM tv WHERE '' IN (0) ;\n"
+                     "setting: SET SESSION collation_connection = utf8mb4_bin | SET SESSION collation_connection = DEFAULT\n"
+                     "  | SET SESSION sql_mode = 'EMPTY_STRING_IS_NULL' | SET SESSION sql_mode = DEFAULT ;",
+                     40, "transform:view", 40)
+
+
+def test_rows_tied_beyond_max_sort_length_may_come_in_any_order(tmp_path):
+    # A hunt false alarm: ORDER BY a text compares its first max_sort_length bytes only.
+    quiet_transforms(tmp_path,
+                     "query_init: CREATE TABLE IF NOT EXISTS tl (a INT, c MEDIUMTEXT) ;"
+                     " INSERT INTO tl SELECT seq, CONCAT(REPEAT('x', 80), seq) FROM seq_1_to_30 ;"
+                     " SET SESSION max_sort_length = 64 ; SET SESSION join_buffer_size = 128 ;\n"
+                     "query: SELECT s2.c FROM tl AS s1 CROSS JOIN tl AS s2 ORDER BY 1 ;",
+                     10, "transform:join_cache", 5)

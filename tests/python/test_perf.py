@@ -1,11 +1,11 @@
 """Performance statistics on synthetic series with known answers: no change, a 5% shift, a stall,
-a warm-up ramp, and too few runs to tell."""
+a warm-up ramp, too few runs to tell, and per-statement ratios by class."""
 
 import numpy as np
 import pytest
 
 import gauntlet
-from gauntlet.perf import compare, summarize, warmup_end
+from gauntlet.perf import compare, query_classes, summarize, warmup_end
 
 
 def runs(n, level, noise, rng):
@@ -77,3 +77,32 @@ def test_bad_input_to_the_statistics():
         summarize([])
     with pytest.raises(gauntlet.InvalidInput, match="metric"):
         summarize(timeline([1, 2, 3]), metric="bytes")
+
+
+def test_query_classes_find_the_slower_class_and_call_the_unchanged_one_the_same():
+    rng = np.random.default_rng(3)
+    timings = []
+    for _ in range(400):  # a join 30% slower on B, a point select unchanged; both with 10% noise a side
+        a = 20.0 * rng.lognormal(0, 0.1)
+        timings.append(("SELECT COUNT(*) FROM _ JOIN _", a, 1.3 * a * rng.lognormal(0, 0.1)))
+        a = 0.2 * rng.lognormal(0, 0.1)
+        timings.append(("SELECT _ FROM _ WHERE _ = ?", a, a * rng.lognormal(0, 0.1)))
+    timings += [("SELECT ?", 1.0, 9.0)] * 5  # too few to judge
+    classes = query_classes(timings, threshold=0.10)
+    assert [c.skeleton for c in classes] == ["SELECT COUNT(*) FROM _ JOIN _", "SELECT _ FROM _ WHERE _ = ?"]
+    join, point = classes
+    assert join.verdict == "slower" and 1.25 < join.ratio < 1.35 and join.interval[0] > 1.2 and join.p_value < 1e-6
+    assert join.statements == 400 and 19 < join.a_ms < 21
+    assert point.verdict == "same" and 0.95 < point.interval[0] <= point.ratio <= point.interval[1] < 1.05
+    assert "slower: B/A 1.3" in repr(join)
+    faster = query_classes([(s, b, a) for s, a, b in timings])[-1]  # the other way round
+    assert faster.verdict == "faster" and faster.ratio < 0.8
+
+
+def test_query_classes_on_no_change_rarely_call_a_class_slower():
+    rng = np.random.default_rng(4)
+    alarms = 0
+    for trial in range(200):
+        timings = [("q", a, a * rng.lognormal(0, 0.3)) for a in rng.lognormal(0, 1, 30)]
+        alarms += query_classes(timings, threshold=0.0)[0].verdict in ("slower", "faster")
+    assert alarms <= 200 * 0.08, alarms  # alpha 0.05, with room for chance

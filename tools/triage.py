@@ -39,17 +39,19 @@ CLASSES = {
                  and re.search(r"\b(FLOOR|CEILING|ROUND|TRUNCATE)\s*\(", st, re.I) is not None),
     "all-null": ("11: (x op ALL/ANY (subquery)) IS NULL is 0 when the comparison is NULL",
                  lambda sig, st: re.search(r"\b(ALL|ANY|SOME)\s*\(\s*SELECT", st, re.I) is not None),
-    "outer-join": ("12: FIELD/JSON_OVERLAPS true on a NULL-extended row, the outer join made inner",
-                   lambda sig, st: re.search(r"\b(LEFT|RIGHT)\b.*\b(FIELD|JSON_OVERLAPS)\s*\(", st, re.I) is not None),
+    "outer-join": ("12: FIELD/JSON_OVERLAPS/JSON_CONTAINS true on a NULL-extended row, the outer join made inner",
+                   lambda sig, st: re.search(r"\b(LEFT|RIGHT)\b.*\b(FIELD|JSON_OVERLAPS|JSON_CONTAINS)\s*\(", st, re.I)
+                   is not None),
     "json-null": ("13: NOT of a JSON comparison with a NULL side is true in WHERE",
                   lambda sig, st: re.search(r"[<>=]\s*JSON_EXTRACT|JSON_(ARRAY|EXTRACT)\([^)]*\)\s*[<>=]", st, re.I)
                   is not None),
-    "avg-decimal": ("14: AVG of a wide DECIMAL clipped to 99...9 once materialized",
-                    lambda sig, st: re.search(r"\bAVG\s*\(", st, re.I) is not None and "decimal" in st.lower()),
+    "avg-decimal": ("14: AVG or a quotient of a wide DECIMAL clipped to 99...9 once materialized",
+                    lambda sig, st: re.search(r"\bAVG\s*\(|decimal`\)*\s*/", st, re.I) is not None
+                    and "decimal" in st.lower()),
     "enum-in": ("4: ENUM/SET against a number in IN (subquery)",
                 lambda sig, st: re.search(r"_(enum|set)`.{0,80}\bIN \(SELECT", st, re.I) is not None),
     "bit": ("7: BIT values sent as decimal text once materialized",
-            lambda sig, st: re.search(r"_bit`|\bBIT_(COUNT|OR|AND|XOR)\b|b'", st, re.I) is not None),
+            lambda sig, st: re.search(r"_bit`|\bBIT_(COUNT|OR|AND|XOR)\b|\bb'[01]", st, re.I) is not None),
 }
 
 

@@ -274,15 +274,7 @@ void Executor::ReportCrash(Worker& w, std::string_view statement, size_t target)
   // other sessions must not carry on against a dead server meanwhile. The
   // session that stops the run reports; the others saw the same crash.
   if (!Stop("crash")) return;
-  Finding f;
-  f.at = shared_->Since(NowNs());
-  f.thread = w.id;
-  f.statement = statement;
-  f.preceding = w.Preceding();
-  {
-    std::lock_guard<std::mutex> lock(w.mu);
-    f.settings = w.settings;
-  }
+  Finding f = Stamped(w, Finding{}, statement);
   f.targets = {targets_[target].name};
   if (targets_[target].probe != nullptr) f.crash = targets_[target].probe->Crash();
   // The session that noticed first need not be the one that crashed it: the
@@ -412,15 +404,18 @@ bool Executor::WaitTurn(const Worker& w, const ScriptStatement& s) {
   }
 }
 
-void Executor::AddSessionFinding(Worker& w, Finding f, std::string_view statement, const ReplayKey* key) {
+Finding Executor::Stamped(Worker& w, Finding f, std::string_view statement) const {
   f.at = shared_->Since(NowNs());
   f.thread = w.id;
   f.statement = statement;
   f.preceding = w.Preceding();
-  {
-    std::lock_guard<std::mutex> lock(w.mu);
-    f.settings = w.settings;
-  }
+  std::lock_guard<std::mutex> lock(w.mu);
+  f.settings = w.settings;
+  return f;
+}
+
+void Executor::AddSessionFinding(Worker& w, Finding found, std::string_view statement, const ReplayKey* key) {
+  Finding f = Stamped(w, std::move(found), statement);
   if (key != nullptr) f.key = key->ToJson();
   shared_->AddFinding(std::move(f));
 }

@@ -107,6 +107,8 @@ class Executor {
   void ReportCrash(Worker& w, std::string_view statement, size_t target);
   // Fills in what the session knows (history, targets, replay key) and records `f`.
   void AddSessionFinding(Worker& w, Finding f, std::string_view statement, const ReplayKey* key);
+  // f with the session's part filled in: when, which session, its statement, history and settings.
+  Finding Stamped(Worker& w, Finding f, std::string_view statement) const;
   void RunOracles(Worker& w, std::string_view sql, const std::vector<Outcome>& outcomes,
                   const std::vector<ResultSet>& results, const ReplayKey* key, bool others_wrote);
   void ReportFailure(const std::string& kind, int thread, const std::string& message);

@@ -30,7 +30,7 @@ from typing import Dict, List, Optional, Sequence, Union
 
 from . import _core
 from .perf import RunSummary, Verdict, compare, summarize
-from .server import DEFAULT_BINARY, ManagedServer
+from .server import ManagedServer
 from .targets import make_targets
 
 OLTP = pathlib.Path(__file__).resolve().parents[2] / "grammars" / "oltp"
@@ -227,7 +227,7 @@ def _measure(t, folder: pathlib.Path, grammar: List[str], spec: Optional[str], *
     """One run of target ``t`` on a fresh server (from the data template) in ``folder``: its
     summary, its seconds with the server's counters, and its line of runs.csv."""
     from .run import run
-    binary = DEFAULT_BINARY if t.server == "default" else str(t.server)
+    binary = t.binary
     shutil.rmtree(folder / "server", ignore_errors=True)  # a fresh server: from the data template
     server = ManagedServer(folder / "server", binary=binary, mysqld=t.mysqld(),
                            wrapper=["taskset", "-c", ",".join(map(str, pin))] if pin else ())

@@ -29,7 +29,7 @@ import numpy as np
 from . import _core
 from .benchmark import _workload
 from .perf import QueryClass, query_classes
-from .server import DEFAULT_BINARY, ManagedServer
+from .server import ManagedServer
 from .targets import make_targets
 
 
@@ -166,7 +166,7 @@ def compare_queries(targets, *, workload: str = "oltp_read_write", duration: flo
     for t in chosen:
         folder = out / "servers" / t.name
         shutil.rmtree(folder, ignore_errors=True)
-        servers.append(ManagedServer(folder, binary=DEFAULT_BINARY if t.server == "default" else str(t.server),
+        servers.append(ManagedServer(folder, binary=t.binary,
                                      mysqld=t.mysqld()))
     r = run(grammar[0], redefine=grammar[1:], data=data or spec, threads=threads, duration=duration, seed=seed,
             targets=[{"name": t.name, "server": s, "engine": t.engine} for t, s in zip(chosen, servers)],

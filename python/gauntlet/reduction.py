@@ -40,27 +40,16 @@ import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
 import time
-from typing import Callable, List, Optional, Sequence, Union
+from typing import Callable, List, Optional, Union
 
 from . import _core
 from .grammar import Grammar
 from .run import _checked_targets, _data_spec, _with_engine
-from .server import DEFAULT_BINARY, ManagedServer, ServerError
-from .testcase import (_RELATION_KINDS, Case, Step, _readme, _test_case, _text, same_crash,
-                       verify_with_mtr)
+from .lab import _Lab, _dump
+from .testcase import _GAPS, _RELATION_KINDS, Case, Step, _readme, _test_case, _text, verify_with_mtr
 
-_SYSTEM_DATABASES = {"mysql", "information_schema", "performance_schema", "sys"}
-# Statements after which a server is restarted rather than reset by dropping databases.
-_GLOBAL_STATE = re.compile(r"@@GLOBAL|\bGLOBAL\b|\b(CREATE|DROP|ALTER|RENAME)\s+(USER|ROLE|SERVER)\b|\bGRANT\b|"
-                           r"\bREVOKE\b|\bINSTALL\b|\bUNINSTALL\b|\bSET\s+PASSWORD\b|\bFLUSH\b", re.I)
-# Server variables that mariadb-test-run's default_mysqld.cnf sets differently from a plain server:
-# a reproducer states the value the reduction ran with.
-_MTR_OVERRIDES = ("default_storage_engine", "character_set_server", "collation_server", "use_stat_tables",
-                  "histogram_type", "max_heap_table_size", "sort_buffer_size", "key_buffer_size",
-                  "aria_pagecache_buffer_size", "innodb_buffer_pool_size")
 REDUCIBLE = ("crash", "shutdown", "hang", "corruption", "divergence", "error-mismatch", "error-log", "timing"
              ) + _RELATION_KINDS
 
@@ -107,19 +96,6 @@ class _Budget:
 
 class _OutOfTime(Exception):
     pass
-
-
-def _matches(wanted: dict, found: dict, target: Optional[Step], any_crash: bool) -> bool:
-    if wanted["kind"] in ("crash", "shutdown"):
-        return found["kind"] == "crash" and (any_crash or same_crash(found["signature"], wanted["signature"]))
-    if wanted["kind"] == "hang":  # no statement finished for the reduction's hang timeout
-        return found["kind"] == "hang"
-    if found["kind"] != wanted["kind"] or found.get("oracle") != wanted.get("oracle"):
-        return False
-    if wanted["kind"] in ("corruption", "error-log"):
-        return found["signature"] == wanted["signature"]
-    # Only the finding's own statement is checked by the oracles.
-    return target is None or found.get("statement") == _text(target.sql)
 
 
 def _read_history(run_dir: pathlib.Path) -> List[Step]:
@@ -176,231 +152,6 @@ def _shrink(items: list, test: Callable[[list], bool]) -> list:
         if test(without):
             kept = without
     return kept
-
-
-class _Lab:
-    """The servers attempts run on (one per target), reset between attempts by dropping every
-    database, or restarted when an attempt crashed them, changed global state or needs other options."""
-
-    def __init__(self, work: pathlib.Path, targets: list, run: dict, finding: dict, oracles: list):
-        self.work, self.targets, self.run, self.finding, self.oracles = work, targets, run, finding, oracles
-        self.servers: dict = {}
-        self.matched = finding  # the finding as the last attempt that found it saw it
-        # A hang is no statement finishing for this long: the run's timeout, at most 10 s, since
-        # every attempt that finds it lasts that long.
-        self.hang_timeout = min(run.get("hang_timeout", 60) or 60, 10)
-        self.dirty = True
-        self.attempts = 0
-        self.binary = {t.name: DEFAULT_BINARY if t.server == "default" else t.server for t in targets}
-
-    def close(self) -> None:
-        for server, _ in self.servers.values():
-            try:
-                server.stop(timeout=30)
-            except Exception:  # noqa: BLE001 - already dead
-                pass
-        self.servers.clear()
-
-    def _fresh(self, name: str, options: list) -> Optional[ManagedServer]:
-        old = self.servers.pop(name, None)
-        if old is not None:
-            try:
-                old[0].stop(timeout=30)
-            except Exception:  # noqa: BLE001
-                old[0].kill()
-        folder = self.work / f"server-{name}"
-        shutil.rmtree(folder, ignore_errors=True)
-        server = ManagedServer(folder, binary=self.binary[name], mysqld=options, core_file=False,
-                               _die_with_parent=True)
-        try:
-            server.start()
-        except (ServerError, _core.InvalidInput):
-            return None  # these options do not start it
-        self.servers[name] = (server, list(options))
-        return server
-
-    def ready(self, case: Case) -> Optional[list]:
-        """Servers with the case's options and no databases of their own; None when one will not start."""
-        out = []
-        for t in self.targets:
-            options = case.options.get(t.name, [])
-            have = self.servers.get(t.name)
-            server = have[0] if have else None
-            if self.dirty or server is None or have[1] != options or not server.alive:
-                server = self._fresh(t.name, options)
-                if server is None:
-                    return None
-            out.append(server)
-        self.dirty = False
-        for server in out:
-            conn = _core.Connection.open(server.connection)
-            _, _, rows = conn.execute("SHOW DATABASES")
-            for (db,) in rows:
-                if db.lower() not in _SYSTEM_DATABASES:
-                    conn.execute(f"DROP DATABASE `{db}`")
-        return out
-
-    def load(self, case: Case, execute=None) -> Optional[list]:
-        """Ready servers holding the case's data; None when one will not start or the data alone
-        crashed it (another finding). ``execute(conn, sql)`` runs each data statement."""
-        servers = self.ready(case)
-        if servers is None:
-            return None
-        for server in servers:
-            conn = _core.Connection.open(server.connection)
-            conn.execute("SET autocommit = 0", False)  # one commit, not one per row
-            for sql in case.setup:
-                if execute:
-                    execute(conn, sql)
-                else:
-                    conn.execute(sql, False)
-            conn.execute("COMMIT", False)
-            # Sessions connect to it, whatever of the data is left.
-            conn.execute(f"CREATE DATABASE IF NOT EXISTS `{self.run_database}`", False)
-            if not server.alive:
-                self.dirty = True
-                return None
-        return servers
-
-    def execute(self, case: Case, statement_log: bool = False):
-        """Runs the case once through the executor; its summary and output folder, or None when a
-        server will not start or the data alone crashed it."""
-        servers = self.load(case)
-        if servers is None:
-            return None
-        steps = _compressed(case.history + ([case.target] if case.target else []))
-        statements = [{"seq": s.seq, "thread": s.thread, "sql": s.sql, "start": s.start, "end": s.end,
-                       "check": case.check_all or case.target is None or s.seq == case.target.seq} for s in steps]
-        self.dirty = any(_GLOBAL_STATE.search(_text(s.sql)) for s in steps)
-        if not statements:
-            return None
-        script = _core.Script.from_statements(statements, case.sessions)
-        script.ordered = case.sessions != 1
-        options = _core.RunOptions()
-        settings = {"threads": script.sessions, "duration": 0, "queries": 0, "seed": self.run.get("seed", 1),
-                    "statement_timeout": self.run.get("statement_timeout", 0) or 0,
-                    "hang_timeout": self.hang_timeout, "generate_timeout": 0,
-                    "max_depth": self.run.get("max_depth", 64)}
-        for key, value in settings.items():
-            setattr(options, key, value)
-        out = self.work / "attempt"
-        shutil.rmtree(out, ignore_errors=True)
-        out.mkdir(parents=True)
-        options.out_dir, options.statement_log = str(out), statement_log
-        targets = []
-        for t, server in zip(self.targets, servers):
-            params = server.connection
-            params.database = self.run_database
-            targets.append({"name": t.name, "connection": params, "server": server._s,
-                            "setup": list(case.session_setup), "description": t.to_dict()})
-        summary, _ = _core.execute_run(script, _core.Schema([], []), targets, options, self.oracles, {}, None)
-        if any(not s.alive for s in servers):
-            self.dirty = True
-        return summary, out
-
-    def attempt(self, case: Case, wanted: dict, any_crash: bool) -> bool:
-        """Runs the case once; True when the finding came back."""
-        self.attempts += 1
-        t0 = time.monotonic()
-        ran = self.execute(case)
-        found = ran[0].get("findings", []) if ran else []
-        hits = [f for f in found if _matches(wanted, f, case.target, any_crash)]
-        if hits:  # what the oracle saw this time: a shrunk statement has its own follow-ups
-            self.matched = hits[0]
-        with open(self.work.parent / "attempts.jsonl", "a") as log:
-            log.write(json.dumps({"attempt": self.attempts, "statements": case.size, "setup": len(case.setup),
-                                  "sessions": case.sessions, "options": case.options,
-                                  "seconds": round(time.monotonic() - t0, 3), "found": bool(hits),
-                                  "findings": [f"{f['kind']}: {f['signature'][:200]}" for f in found]}) + "\n")
-        return bool(hits)
-
-    run_database = "test"
-
-    def observe(self, case: Case) -> dict:
-        """What a test case must say about the case, on the first target: each statement's error
-        codes (the data's and each session's first statements run one by one, the history through
-        the executor as attempts run it, its statement log read back), the client's character set,
-        and the values of the variables mariadb-test-run sets differently."""
-        self.dirty = True
-        codes: dict = {}
-
-        def note(c, sql):
-            outcome, _, _ = c.execute(sql, False)
-            if outcome.get("error_code", 0):
-                codes.setdefault(_text(sql), set()).add(outcome["error_code"])
-        servers = self.load(case, note)
-        if servers is None:
-            return {}
-        params = servers[0].connection
-        params.database = self.run_database
-        conn = _core.Connection.open(params)
-        _, _, rows = conn.execute("SELECT @@character_set_client, @@collation_connection, VERSION()")
-        charset, version = list(rows[0][:2]), rows[0][2]
-        _, _, rows = conn.execute("SELECT " + ", ".join(f"@@global.{v}" for v in _MTR_OVERRIDES))
-        overrides = [f"{v}={value}" for v, value in zip(_MTR_OVERRIDES, rows[0])]
-        for sql in case.session_setup:
-            note(conn, sql)
-        del conn
-        self.dirty = True
-        ran = self.execute(case, statement_log=True)
-        for log in ran[1].glob("statements-*.jsonl") if ran else []:
-            for line in log.read_text(errors="surrogateescape").splitlines():
-                j = json.loads(line)
-                if j.get("error") and j.get("outcome") != "cancelled":
-                    sql = _text(bytes.fromhex(j["sql_hex"])) if "sql_hex" in j else j["sql"]
-                    codes.setdefault(sql, set()).add(j["error"])
-        self.dirty = True
-        return {"charset": charset, "mtr_options": overrides, "codes": codes, "version": version,
-                "hang_timeout": self.hang_timeout}
-
-
-def _compressed(steps: List[Step]) -> List[Step]:
-    """The steps with the run's times shortened where statements left out of it leave a long pause:
-    an ordered replay waits as long between two statements as the run did, and what decides the
-    interleaving (which started or ended before which, and by how little) stays as it was."""
-    events = sorted((t, i, which) for i, s in enumerate(steps) for which, t in enumerate((s.start, s.end)))
-    times = [[s.start, s.end] for s in steps]
-    now, before = 0.0, None
-    for t, i, which in events:
-        if before is not None:
-            now += min(t - before, 0.01)
-        times[i][which], before = now, t
-    return [dataclasses.replace(s, start=a, end=max(a, b)) for s, (a, b) in zip(steps, times)]
-
-
-def _dump(server: ManagedServer, databases: Sequence[str]) -> List[str]:
-    """The databases' tables, views and rows as statements: SHOW CREATE for the definitions (base
-    tables and sequences before views), mariadb-dump for the rows, one INSERT IGNORE per row."""
-    conn = _core.Connection.open(server.connection)
-    out = []
-    for db in databases:
-        _, _, rows = conn.execute(f"SHOW CREATE DATABASE `{db}`")
-        out += [rows[0][1].replace("CREATE DATABASE", "CREATE DATABASE IF NOT EXISTS", 1), f"USE `{db}`"]
-        _, _, tables = conn.execute(f"SHOW FULL TABLES FROM `{db}`")
-        views = []
-        for name, kind in tables:
-            if kind == "VIEW":
-                views.append(name)
-                continue
-            _, _, r = conn.execute(f"SHOW CREATE {'SEQUENCE' if kind == 'SEQUENCE' else 'TABLE'} `{db}`.`{name}`")
-            out.append(r[0][1])
-        for name in views:
-            _, _, r = conn.execute(f"SHOW CREATE VIEW `{db}`.`{name}`")
-            out.append(re.sub(r" DEFINER=`[^`]*`@`[^`]*` SQL SECURITY DEFINER", "", r[0][1]))
-        dump = subprocess.run(["mariadb-dump", "--no-defaults", "-uroot", f"--socket={server.socket}",
-                               "--no-create-info", "--skip-extended-insert", "--complete-insert", "--compact",
-                               "--insert-ignore",
-                               "--hex-blob", "--skip-triggers", "--tz-utc", db],
-                              capture_output=True, text=True, errors="surrogateescape", timeout=600)
-        if dump.returncode != 0:
-            raise _core.GauntletError(f"mariadb-dump of {db}: {dump.stderr.strip()}")
-        inserts = [line.rstrip(";") for line in dump.stdout.splitlines() if line.startswith("INSERT IGNORE INTO")]
-        if inserts:
-            # As mariadb-dump's own header has it: values as stored (the loader's INSERT IGNORE kept
-            # invalid ones adjusted), a stored 0 stays 0 in an AUTO_INCREMENT column, times in UTC.
-            out += ["SET time_zone = '+00:00'", "SET sql_mode = 'NO_AUTO_VALUE_ON_ZERO'"] + inserts + [
-                "SET sql_mode = DEFAULT", "SET time_zone = DEFAULT"]
-    return out
 
 
 class _Reducer:
@@ -703,7 +454,9 @@ class _Reducer:
                     self.stage("options", options, self.reduce_options,
                                lambda: sum(len(v) for v in self.best.options.values()))
             if self.reproduced:
+                race = self.race(self.best)
                 self.seen = self.lab.observe(self.best)
+                self.seen.update(race)
             self.save()
             self.verification = self.verify() if self.reproduced else {"verified": False,
                                                                           "why": "the finding did not reproduce"}
@@ -713,6 +466,30 @@ class _Reducer:
                 self.lab.close()
                 shutil.rmtree(self.lab.work, ignore_errors=True)
         return Reduction(self.record())
+
+    def race(self, case: Case) -> dict:
+        """How often a reduced crash or hang of several sessions comes back (up to 20 replays, 3
+        hits or 60 s), and so how many rounds of its statements its test case needs to hit it once
+        with 99% odds, and three sweeps of its gaps at least; at most 500 and about two minutes of
+        quiet rounds."""
+        steps = case.history + ([case.target] if case.target else [])
+        if self.finding["kind"] not in ("crash", "shutdown", "hang") or (
+                self.finding["kind"] != "hang" and (case.sessions == 1 or len({s.thread for s in steps}) < 2)):
+            return {}
+        hits, quiet, started = 0, [], time.monotonic()
+        while len(quiet) + hits < 20 and hits < 3 and time.monotonic() - started < 60:
+            t0 = time.monotonic()
+            if self.lab.attempt(case, self.finding, self.any_crash):
+                hits += 1
+            else:
+                quiet.append(time.monotonic() - t0)
+        tries = hits + len(quiet)
+        rate = max(hits, 1) / tries
+        rounds = 1 if rate >= 1 else max(math.ceil(math.log(0.01) / math.log(1 - rate)), 3 * _GAPS)
+        if quiet:  # a replay also reloads the data: a round of the test case costs less
+            rounds = min(rounds, max(1, int(120 / max(sorted(quiet)[len(quiet) // 2], 1e-3))))
+        self.say(f"reduced case: {hits} of {tries} replays; the test case repeats it {min(rounds, 500)} times")
+        return {"replays": {"tries": tries, "hits": hits}, "rounds": min(rounds, 500)}
 
     # -- output ----------------------------------------------------------------------------------
     def record(self) -> dict:
@@ -727,6 +504,7 @@ class _Reducer:
                 "stages": self.stages, "attempts": self.lab.attempts if hasattr(self, "lab") else 0,
                 **({"hang_timeout": self.lab.hang_timeout} if self.finding["kind"] == "hang" and hasattr(self, "lab")
                    else {}),
+                **{k: self.seen[k] for k in ("replays", "rounds") if k in getattr(self, "seen", {})},
                 "seconds": round(time.monotonic() - self.started, 1),
                 "verification": getattr(self, "verification", {"verified": False, "why": "not run yet"})}
 

@@ -772,7 +772,7 @@ def _prepare_target(target: Target, count: int, spec, settings, mysqld, out, ove
     elif target.is_dsn:
         params = parse_dsn(target.server)
     else:
-        binary = DEFAULT_BINARY if target.server == "default" else target.server
+        binary = target.binary
         server_dir = out / ("server" if count == 1 else f"server-{target.name}")
         if overwrite and server_dir.exists():
             _remove_stopped_server(server_dir)

@@ -171,12 +171,15 @@ def best_to_best(sides: Sequence[dict], *, metric: str = "throughput", strength:
                  screen_runs: int = 2, screen_duration: Optional[float] = None, workload: str = "oltp_read_write",
                  runs: int = 5, duration: float = 30, threads: int = 4, warmup: Union[str, float] = "auto",
                  tables: int = 1, table_size: int = 10000, data: Optional[str] = None,
-                 out: Union[str, os.PathLike] = "gauntlet-bench", progress: bool = False, **bench_args) -> BestToBest:
+                 out: Union[str, os.PathLike] = "gauntlet-bench", threshold: float = 0.02, alpha: float = 0.05,
+                 pin: Optional[Sequence[int]] = None, seed: int = 1, rate: float = 0,
+                 progress: bool = False) -> BestToBest:
     """Two sides (dicts as ``bench``'s targets, plus ``space``: an OptionSpace, its dict or file,
     covered at ``strength``; or ``plan``: a Plan or a list of option rows) each screened row by
     row, ``screen_runs`` runs of ``screen_duration`` (default ``duration``) each on a fresh
     server; each side's best row by ``metric`` (throughput, p95_ms or jitter) is then compared
-    with the other's by ``bench`` (``runs`` fresh runs a side, the first side the baseline)."""
+    with the other's by ``bench`` (``runs`` fresh runs a side, the first side the baseline;
+    ``threshold``, ``alpha``, ``pin``, ``seed`` and ``rate`` as there)."""
     if len(sides) != 2:
         raise _core.InvalidInput("best_to_best: two sides (the first is the baseline)")
     if metric not in METRICS:
@@ -197,8 +200,8 @@ def best_to_best(sides: Sequence[dict], *, metric: str = "throughput", strength:
             options.update(o.split("=", 1) for o in row_mysqld(row))
             target = Target(base.name, base.server, options, base.engine)
             values = [_measure(target, out / "screening" / base.name / f"{i + 1:03d}" / f"{j + 1:02d}", grammar, spec,
-                               threads=threads, duration=screen_duration or duration, seed=1 + j, warmup=warmup,
-                               pin=bench_args.get("pin"), rate=bench_args.get("rate", 0))[0] for j in range(screen_runs)]
+                               threads=threads, duration=screen_duration or duration, seed=seed + j, warmup=warmup,
+                               pin=pin, rate=rate)[0] for j in range(screen_runs)]
             line = {"side": base.name, "row": i + 1, "options": " ".join(target.mysqld()),
                     **{m: float(np.median([getattr(v, m) for v in values])) for m in METRICS}}
             screening.append(line)
@@ -215,7 +218,7 @@ def best_to_best(sides: Sequence[dict], *, metric: str = "throughput", strength:
     final = bench([{"name": t.name, "server": t.server, "options": t.options, "engine": t.engine}
                    for t in bests.values()], workload=workload, runs=runs, duration=duration, threads=threads,
                   warmup=warmup, tables=tables, table_size=table_size, data=data, out=out / "final",
-                  progress=progress, **bench_args)
+                  threshold=threshold, alpha=alpha, pin=pin, seed=seed, rate=rate, progress=progress)
     result = BestToBest(screening, bests, final, metric)
     (out / "best_to_best.txt").write_text(result.table() + "\n")
     return result

@@ -12,6 +12,7 @@ import re
 from typing import Mapping, Optional, Sequence, Union
 
 from . import _core
+from .server import DEFAULT_BINARY
 
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
 _OPTION = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
@@ -45,6 +46,11 @@ class Target:
     def is_dsn(self) -> bool:
         """True for a server Gauntlet does not manage (a DSN)."""
         return isinstance(self.server, str) and "://" in self.server
+
+    @property
+    def binary(self) -> str:
+        """The server binary Gauntlet starts for this target (Debian's for ``"default"``)."""
+        return DEFAULT_BINARY if self.server == "default" else str(self.server)
 
     def mysqld(self) -> list:
         """The options as server command-line options."""

@@ -9,7 +9,7 @@ import sys
 
 import gauntlet
 import pytest
-from gauntlet.reduction import _compressed
+from gauntlet.lab import _compressed
 from gauntlet.testcase import Case, Step, _test_case, verify_with_mtr
 from gauntlet.targets import Target
 
@@ -83,15 +83,20 @@ def test_a_wrong_result_becomes_a_test_case_that_checks_the_relation(tmp_path):
     log = (reduction.folder / "mtr.log").read_text()
     assert "relation unordered fails: WHERE p, WHERE NOT p and WHERE p IS NULL" in log
     # Where the relation holds the same test case passes, against the .result it ships with.
-    name = r["name"]
+    holds = _verified_without_the_bug(tmp_path, result, reduction, "e NOT IN (SELECT 1 FROM t)", "e = 'a'")
+    assert holds["passed"] and not holds["verified"], holds
+
+
+def _verified_without_the_bug(tmp_path, result, reduction, cause: str, instead: str) -> dict:
+    """mariadb-test-run's verdict on the reduction's test case with its cause replaced."""
+    name = reduction.record["name"]
     fixed = tmp_path / "fixed"
     fixed.mkdir()
     for suffix in (".test", ".opt", ".result"):
         text = (reduction.folder / f"{name}{suffix}").read_text()
-        (fixed / f"{name}{suffix}").write_text(text.replace("e NOT IN (SELECT 1 FROM t)", "e = 'a'"))
-    finding = json.loads((result.out / "findings" / tlp[0]["id"] / "finding.json").read_text())
-    holds = verify_with_mtr(fixed, name, finding, Target("default"))
-    assert holds["passed"] and not holds["verified"], holds
+        (fixed / f"{name}{suffix}").write_text(text.replace(cause, instead))
+    finding = json.loads((result.out / "findings" / reduction.record["finding"] / "finding.json").read_text())
+    return verify_with_mtr(fixed, name, finding, Target("default"))
 
 
 def test_the_options_a_finding_needs_are_found(tmp_path):
@@ -190,6 +195,19 @@ def test_sql_cuts_leave_out_list_items_and_clauses_not_quoted_text():
     assert len(cuts) == len(set(cuts)) and [len(c) for c in cuts] == sorted(len(c) for c in cuts)
 
 
+def test_a_wrong_value_does_not_shrink_into_a_value_cut_short():
+    """A reduction of a wrong value once slipped into another bug, a JSON text cut short in a view."""
+    from gauntlet.lab import _matches
+    wanted = {"kind": "metamorphic", "oracle": "transform:view",
+              "signature": "transform:view: SELECT VARIANCE(_ . _) AS _ FROM _ AS _ WHERE _ . _ > '12:30'"}
+    cut = {**wanted, "signature": "transform:view [truncated]: SELECT JSON_ARRAY_APPEND(?) AS _ FROM _ AS _"}
+    shorter = {**wanted, "signature": "transform:view: SELECT VARIANCE(_ . _) AS _ FROM _ AS _"}
+    assert _matches(wanted, shorter, None, False)
+    assert not _matches(wanted, cut, None, False)
+    assert _matches(cut, {**cut, "signature": "transform:view [truncated] [warnings 1292]: SELECT ?"}, None, False)
+    assert not _matches(wanted, {**shorter, "oracle": "tlp"}, None, False)
+
+
 def test_a_shrunk_statement_is_checked_by_its_own_relation(tmp_path):
     """The test case of a wrong result whose statement the reducer shortened computes the two sides
     of the shortened statement (its oracle's follow-ups), not the original's."""
@@ -221,18 +239,13 @@ def test_a_hang_of_two_sessions_becomes_a_verified_test_case(tmp_path):
     for sql in HANG.values():
         assert sql in test
     assert "--send\nSELECT * FROM th;" in test and "include/wait_condition.inc" in test
+    # It hangs every time: one round of the statements is enough.
+    assert r["replays"]["hits"] == r["replays"]["tries"] and r["rounds"] == 1 and "while (" not in test, r
     assert reduction.verified, r["verification"]
     assert "hang: no statement finished for 2 s" in (reduction.folder / "mtr.log").read_text()
     assert "every statement finishes within 2 s" in (reduction.folder / "README.md").read_text()
     # Where nothing holds the lock, the same test case passes against the .result it ships with.
-    name = r["name"]
-    fixed = tmp_path / "fixed"
-    fixed.mkdir()
-    for suffix in (".test", ".opt", ".result"):
-        text = (reduction.folder / f"{name}{suffix}").read_text()
-        (fixed / f"{name}{suffix}").write_text(text.replace("LOCK TABLES th WRITE", "SELECT 1"))
-    finding = json.loads((result.out / "findings" / hang[0]["id"] / "finding.json").read_text())
-    passes = verify_with_mtr(fixed, name, finding, Target("default"))
+    passes = _verified_without_the_bug(tmp_path, result, reduction, "LOCK TABLES th WRITE", "SELECT 1")
     assert passes["passed"] and not passes["verified"], passes
 
 
@@ -260,6 +273,33 @@ def test_a_multi_session_test_case_sends_what_overlapped_and_reaps_it_later():
     assert body == ["--connection con1", "LOCK TABLES t WRITE;", "--connection con2", "--send",
                     "SELECT * FROM t;", "--connection con1", "UNLOCK TABLES;", "--connection con2",
                     "--error 0,1146", "--reap", "SELECT 1;", "--echo # done"], body
+
+
+def test_a_rare_hang_is_sent_round_after_round_until_it_comes(tmp_path):
+    """A race the replay hit now and then: the test case repeats its sessions' statements; here the
+    hang comes in round 3 only, so one round passes and five fail the way the finding did."""
+    steps = [Step(1, 1, "UPDATE cnt SET n = n + 1", 0.0, 0.001),
+             Step(2, 1, "SELECT IF(n = 3, GET_LOCK('g', 0), 0) FROM cnt", 0.002, 0.003),
+             Step(3, 2, "SELECT GET_LOCK('g', 100) + RELEASE_LOCK('g')", 0.004, 5.0)]
+    case = Case(["CREATE DATABASE IF NOT EXISTS test", "USE test", "CREATE TABLE cnt (n INT)",
+                 "INSERT INTO cnt VALUES (0)"], [], steps, None, 0, {})
+    finding = {"kind": "hang", "id": "0001-hang", "signature": "hang: no statement finished for 2 s"}
+    verdicts = {}
+    for rounds in (1, 5):
+        folder = tmp_path / str(rounds)
+        folder.mkdir()
+        files = _test_case(case, finding, "race", {"rounds": rounds, "hang_timeout": 2}, "default")
+        for suffix, text in files.items():
+            (folder / f"race{suffix}").write_text(text)
+        assert ("while ($gauntlet_round)" in files[".test"]) == (rounds > 1)
+        verdicts[rounds] = verify_with_mtr(folder, "race", finding, Target("default"))
+    assert verdicts[1]["passed"] and not verdicts[1]["verified"], verdicts[1]
+    assert verdicts[5]["verified"], verdicts[5]
+    # Two statements that overlapped: the second is sent a swept gap after the first.
+    overlap = [Step(1, 1, "ALTER TABLE t ENGINE=MEMORY", 0.0, 5.0), Step(2, 2, "UPDATE t SET a = 1", 0.001, 5.0)]
+    test = _test_case(case.replace(history=overlap), finding, "race", {"rounds": 24}, "default")[".test"]
+    assert "--send\nALTER TABLE t ENGINE=MEMORY;\n--connection con2\n--sleep $gauntlet_gap\n--send\nUPDATE" in test
+    assert "--let $gauntlet_gap= `SELECT $gauntlet_round % 40 * 0.000050`" in test
 
 
 def test_compressed_times_keep_the_order_and_cut_long_pauses():

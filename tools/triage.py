@@ -50,6 +50,14 @@ CLASSES = {
                     and "decimal" in st.lower()),
     "enum-in": ("4: ENUM/SET against a number in IN (subquery)",
                 lambda sig, st: re.search(r"_(enum|set)`.{0,80}\bIN \(SELECT", st, re.I) is not None),
+    "count-in": ("16: COUNT(*) of a table whose WHERE is only a constant IN (subquery) multiplies row counts",
+                 lambda sig, st: re.match(r"SELECT COUNT\(\*\) FROM `\w+` WHERE [^`]*\bIN \(SELECT [^`]* "
+                                          r"FROM `\w+` AS s1\b[^`]*\)", st, re.I) is not None),
+    # Not reproduced yet: a suspicion, which is why the README lists it apart.
+    "count-own-rows": ("18 (suspected): COUNT(*) of a constant WHERE counts rows the session's own transaction "
+                       "inserted that its scan does not see (Aria)",
+                       lambda sig, st: sig.startswith("norec") and re.match(
+                           r"SELECT (\*|COUNT\(\*\)) FROM `\w+` WHERE [^`]*$", st, re.I) is not None),
     "bit": ("7: BIT values sent as decimal text once materialized",
             lambda sig, st: re.search(r"_bit`|\bBIT_(COUNT|OR|AND|XOR)\b|\bb'[01]", st, re.I) is not None),
 }

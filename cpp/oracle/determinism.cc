@@ -61,11 +61,15 @@ size_t Closing(const SqlShape& s, size_t open) {
 }
 
 // A span's tokens, upper-cased words, single spaces: for comparing expressions.
+size_t WithoutRollup(const SqlShape& s, size_t first, size_t last) {
+  return last >= first + 2 && s.Is(last - 2, "WITH") && s.Is(last - 1, "ROLLUP") ? last - 2 : last;
+}
+
 std::string Normalized(const SqlShape& s, const SqlSpan& span) {
   const auto [first, last] = s.TokenRange(span);
   std::string out;
-  size_t end = last;
-  // Without a trailing ASC/DESC (ORDER BY items).
+  // Without a trailing ASC/DESC (ORDER BY items) or WITH ROLLUP (the last GROUP BY item).
+  size_t end = WithoutRollup(s, first, last);
   if (end > first && (s.Is(end - 1, "ASC") || s.Is(end - 1, "DESC"))) --end;
   for (size_t i = first; i < end; ++i) {
     if (!out.empty()) out += ' ';
@@ -138,7 +142,8 @@ std::string GroupingReason(const SqlShape& s) {
   std::set<std::string> grouped_names, grouped_exprs, aliases;
   for (const SqlSpan& g : s.Items(s.group_by)) {
     grouped_exprs.insert(Normalized(s, g));
-    const auto [gf, gl] = s.TokenRange(g);
+    const auto [gf, with_rollup] = s.TokenRange(g);
+    const size_t gl = WithoutRollup(s, gf, with_rollup);
     // A column (perhaps qualified) or a position.
     if (gl > gf && IsName(s.tokens()[gl - 1]) && (gl - gf == 1 || s.text(s.tokens()[gl - 2]) == "."))
       grouped_names.insert(Name(s, s.tokens()[gl - 1]));

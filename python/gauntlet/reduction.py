@@ -115,12 +115,14 @@ def _read_history(run_dir: pathlib.Path) -> List[Step]:
     return steps
 
 
-def _locate(steps: List[Step], finding: dict) -> Optional[int]:
-    """The index of the statement that found it: the last one its session started by then."""
+def _locate(steps: List[Step], finding: dict, any_text: bool = False) -> Optional[int]:
+    """The index of the statement that found it: the last one its session started by then
+    (``any_text``: whatever its text, the session's query an oracle's follow-up came from)."""
     at = finding.get("at", 0) + 0.001
     best = None
     for i, s in enumerate(steps):
-        if s.thread == finding.get("thread") and _text(s.sql) == finding.get("statement") and s.start <= at:
+        if s.thread == finding.get("thread") and s.start <= at and (
+                any_text or _text(s.sql) == finding.get("statement")):
             best = i
     return best
 
@@ -279,6 +281,15 @@ class _Reducer:
         target = None
         if steps and self.finding.get("statement"):
             i = _locate(steps, self.finding)
+            if i is None and kind in ("crash", "shutdown", "corruption", "hang"):
+                # An oracle's follow-up query (TLP's union, a transform's view) did it: it goes in
+                # the place of the session's query it came from, which the oracles may need again.
+                i = _locate(steps, self.finding, any_text=True)
+                if i is not None:
+                    self.origin = steps[i]
+                    self.say(f"its statement is an oracle's follow-up of session {steps[i].thread}'s query "
+                             f"{_text(steps[i].sql)[:80]!r}...: reduced in its place")
+                    steps[i] = dataclasses.replace(steps[i], sql=self.finding["statement"], key=None)
             if i is None:
                 raise _core.InvalidInput(f"{self.finding_dir}: its statement is not in the run's statement logs")
             target, steps = steps[i], steps[:i]
@@ -294,12 +305,15 @@ class _Reducer:
         """The first of these that finds it at least once in three tries (two for the later ones):
         one session or the run's, the oracles checking only the finding's statement or, as in the
         run, every statement (their follow-up queries change what the server holds: statistics,
-        caches)."""
+        caches); for an oracle's follow-up that did it, then the session's query it came from."""
         several = len({s.thread for s in self.case.history}) > 1
-        modes = [(sessions, check_all) for check_all in (False, True) for sessions in (1, 0)
+        modes = [(sessions, check_all, target) for target in [self.case.target, getattr(self, "origin", None)]
+                 if target is not None for check_all in (False, True) for sessions in (1, 0)
                  if sessions == 1 or several]
-        for n, (sessions, check_all) in enumerate(modes):
-            case = self.case.replace(sessions=sessions, check_all=check_all)
+        for n, (sessions, check_all, target) in enumerate(modes):
+            case = self.case.replace(sessions=sessions, check_all=check_all, target=target)
+            if target is not self.case.target and n and modes[n - 1][2] is self.case.target:
+                self.say("the follow-up alone did not find it: the session's query again, with the oracles")
             tries = 3 if n == 0 else 2
             hits = sum(self.lab.attempt(case, self.finding, self.any_crash) for _ in range(tries))
             self.say(f"reproduce ({'one session' if sessions == 1 else 'the run' + chr(39) + 's sessions'}, oracles "

@@ -20,6 +20,11 @@ ddl: CREATE TABLE IF NOT EXISTS noise (c INT) | ALTER TABLE noise ADD COLUMN IF 
 # A crash of Debian's MariaDB 10.11 (README), its table created and filled by other sessions.
 CRASH = {(2, 300): "CREATE TABLE tj (c CHAR(5))", (3, 600): "INSERT INTO tj VALUES ('zz')",
          (1, 1450): "SELECT COUNT(*) FROM tj WHERE JSON_EXTRACT('{}', '$') <=> UNHEX(c)"}
+# Only the query TLP derives from the last one crashes the same release (README, item 16): its
+# partition HAVING NOT (...).
+FOLLOW_UP_CRASH = {(2, 300): "CREATE TABLE tr (c DATETIME) ENGINE=MEMORY", (3, 600): "INSERT INTO tr VALUES (NULL)",
+                   (1, 1450): "SELECT 1 FROM tr GROUP BY c WITH ROLLUP "
+                              "HAVING (TIME'-838:59:59' >= c) AND (c != '0000-00-00 00:00:00' AND 'a' = NULL)"}
 # A wrong result of the same release (README): a row in both WHERE p and WHERE NOT p (TLP).
 WRONG = {(2, 300): "CREATE TABLE t (e ENUM('a','b'))", (3, 600): "INSERT INTO t VALUES ('a'), ('b')",
          (1, 1450): "SELECT e FROM t WHERE e NOT IN (SELECT 1 FROM t)"}

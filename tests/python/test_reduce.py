@@ -14,7 +14,7 @@ from gauntlet.testcase import Case, Step, _test_case, verify_with_mtr
 from gauntlet.targets import Target
 
 from faults import ENV
-from planted import CRASH, HANG, SLOW_JOIN, TWO_OPTIONS, WRONG, planted_run
+from planted import CRASH, FOLLOW_UP_CRASH, HANG, SLOW_JOIN, TWO_OPTIONS, WRONG, planted_run
 
 
 def _files(repro, name):
@@ -53,6 +53,20 @@ def test_a_crash_in_5000_statements_of_4_sessions_becomes_a_verified_test_case(c
     readme = (reduction.folder / "README.md").read_text()
     assert "verified by mariadb-test-run" in readme and "| statements | " in readme
     assert "verified" in repr(reduction) and "NOT" not in repr(reduction)
+
+
+def test_a_crash_of_an_oracles_follow_up_is_reduced_in_the_place_of_the_query_it_came_from(tmp_path):
+    result = planted_run(tmp_path / "run", FOLLOW_UP_CRASH, oracles="tlp")
+    crash = next(f for f in result.findings if f["kind"] == "crash")
+    logged = {json.loads(line).get("sql") for p in (tmp_path / "run").glob("statements-*.jsonl")
+              for line in p.read_text().splitlines()}
+    assert FOLLOW_UP_CRASH[(1, 1450)] in logged and "HAVING NOT" in crash["statement"]
+    assert crash["statement"] not in logged  # TLP's query: not in the log, where reduction looks
+    reduction = result.reduce(crash, budget=240)
+    r = reduction.record
+    assert r["reproduced"] and r["statements_after"] <= 3, r
+    assert reduction.verified, r["verification"]
+    assert "HAVING NOT" in reduction.test and "INSERT INTO noise" not in reduction.test
 
 
 def test_a_reduction_out_of_time_keeps_its_best_case(crash_run, tmp_path):

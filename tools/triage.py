@@ -50,14 +50,15 @@ CLASSES = {
                     and "decimal" in st.lower()),
     "enum-in": ("4: ENUM/SET against a number in IN (subquery)",
                 lambda sig, st: re.search(r"_(enum|set)`.{0,80}\bIN \(SELECT", st, re.I) is not None),
-    "count-in": ("16: COUNT(*) of a table whose WHERE is only a constant IN (subquery) multiplies row counts",
-                 lambda sig, st: re.match(r"SELECT COUNT\(\*\) FROM `\w+` WHERE [^`]*\bIN \(SELECT [^`]* "
-                                          r"FROM `\w+` AS s1\b[^`]*\)", st, re.I) is not None),
+    "count-in": ("16: COUNT(*) where x IN (SELECT x FROM t) folds to true multiplies the tables' row counts",
+                 lambda sig, st: re.search(r"(?m)^SELECT COUNT\(\*\) FROM `\w+`(?: AS s1)? WHERE (?:[^`]*|`s1`\.`\w+`) "
+                                           r"IN \(SELECT (?:[^`]*|`s1`\.`\w+`) FROM `\w+` AS s\d\b[^`]*\)", st, re.I)
+                 is not None),
     # Not reproduced yet: a suspicion, which is why the README lists it apart.
-    "count-own-rows": ("18 (suspected): COUNT(*) of a constant WHERE counts rows the session's own transaction "
-                       "inserted that its scan does not see (Aria)",
-                       lambda sig, st: sig.startswith("norec") and re.match(
-                           r"SELECT (\*|COUNT\(\*\)) FROM `\w+` WHERE [^`]*$", st, re.I) is not None),
+    "count-in-transaction": ("18 (suspected): a single-table locking read inside a transaction (MyISAM, Aria) whose "
+                             "row count, index and scan disagree",
+                             lambda sig, st: re.match(r"(?m)SELECT (\*|COUNT\(\*\)) FROM `\w+` WHERE (`\w+`|[^`\n]*) "
+                                                      r"(LOCK IN SHARE MODE|FOR UPDATE)$", st, re.I) is not None),
     "bit": ("7: BIT values sent as decimal text once materialized",
             lambda sig, st: re.search(r"_bit`|\bBIT_(COUNT|OR|AND|XOR)\b|\bb'[01]", st, re.I) is not None),
 }
@@ -65,6 +66,8 @@ CLASSES = {
 
 def classify(finding: dict) -> str:
     sig, st = finding.get("signature", ""), finding.get("statement", "")
+    if finding.get("oracle") == "norec":  # what it compared: the COUNT(*) of the statement's WHERE
+        st += "\n" + finding.get("evidence", {}).get("left", "")
     for name, (_, test) in CLASSES.items():
         if test(sig, st):
             return name
@@ -87,7 +90,7 @@ def main() -> int:
     by_class = collections.Counter(classify(f) for _, f in found)
     print(f"{len(found)} relation findings in {hunt}")
     for name, n in by_class.most_common():
-        print(f"  {name:<10} {n:>5}  {CLASSES[name][0] if name in CLASSES else 'checked by the sample below'}")
+        print(f"  {name:<20} {n:>5}  {CLASSES[name][0] if name in CLASSES else 'checked by the sample below'}")
     rest = [(d, f) for d, f in found if classify(f) == "rest"]
     picked = random.Random(args.seed).sample(rest, min(args.sample, len(rest)))
     for grammar, f in picked:

@@ -88,6 +88,20 @@ Verdict RelationOracle::Check(const Observation& o) {
       ++confirmed;
     }
     if (confirmed < 2) return Verdict::Skipped("other sessions wrote during every re-check");
+    // Inside an explicit transaction: both sides again on a second connection
+    // (autocommit, the committed data), so that the finding says whether only
+    // the transaction sees the difference (MyISAM and Aria have no snapshots).
+    // Not for plans whose setup changes the session (a PREPARE, a SET).
+    nlohmann::json outside;
+    if (session.InTransaction(0) && plan->setup.empty()) {
+      const uint64_t mark = o.writes.Mark();
+      ResultSet left3, right3;
+      if (session.ExecuteSide(0, left_sql, &left3, limit).ok() && session.ExecuteSide(0, right_sql, &right3, limit).ok() &&
+          o.writes.Quiet(mark)) {
+        const Comparison c3 = CompareResults(left3, right3, plan->rules, "left", "right");
+        outside = {{"holds", c3.holds}, {"evidence", c3.evidence}};
+      }
+    }
     // The warnings both sides raise (a value converted with a warning, say):
     // findings that share them often share a cause, so the signature has them.
     std::set<std::string> warned;
@@ -115,6 +129,8 @@ Verdict RelationOracle::Check(const Observation& o) {
     f.evidence["what"] = plan->what;
     f.evidence["setup"] = plan->setup;
     f.evidence["side_setup"] = plan->side_setup;
+    f.evidence["in_transaction"] = session.InTransaction(0);
+    if (!outside.is_null()) f.evidence["outside_transaction"] = outside;
     return Verdict::Fired(std::move(f));
   }
   return Verdict::Passed();

@@ -114,6 +114,21 @@ def test_relation_oracles_quiet_for_a_minute_of_each_stock_grammar(tmp_path):
             assert s["oracles"][name]["passed"] > 50, (grammar, name, s["oracles"][name])
 
 
+def test_a_finding_inside_a_transaction_says_whether_a_second_connection_sees_it_too(tmp_path):
+    # Item 4 of the README (an ENUM against an integer in NOT IN), once inside a transaction
+    # and once outside: the wrong result is the server's, so the second connection sees it too.
+    grammar = gauntlet.Grammar.from_string(
+        "query_init: CREATE TABLE t (e ENUM('a','b')) ; INSERT INTO t VALUES ('a'), ('b') ;\n"
+        "query: START TRANSACTION ; SELECT e FROM t WHERE e NOT IN (SELECT 1 FROM t) ; COMMIT ;"
+        " SELECT t.e FROM t WHERE t.e NOT IN (SELECT 1 FROM t) ;\n")
+    r = gauntlet.run(grammar, threads=1, queries=2, data=None, out=tmp_path / "run", oracles=["tlp"])
+    evidence = {f["statement"].startswith("SELECT e"): f["evidence"] for f in r.findings}
+    assert set(evidence) == {True, False}, [f["statement"] for f in r.findings]
+    assert evidence[True]["in_transaction"] is True
+    assert evidence[True]["outside_transaction"]["holds"] is False
+    assert evidence[False]["in_transaction"] is False and "outside_transaction" not in evidence[False]
+
+
 def _wrapped_run(tmp_path, trigger, oracles, grammar="query: SELECT pk FROM D WHERE col_int_key > _digit ;"):
     """A run whose only target is a real server behind a proxy that alters results of queries
     containing ``trigger``."""

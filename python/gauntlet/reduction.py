@@ -183,6 +183,7 @@ class _Reducer:
         self.stages: list = []
         self.started = time.monotonic()
         self.rate = 1.0
+        self.origin: Optional[Step] = None  # the session's query whose oracle follow-up found it
         self.current = ("prepare", lambda: 0)  # the stage running, and how it measures the case
 
     def say(self, text: str, live: bool = False) -> None:
@@ -307,9 +308,10 @@ class _Reducer:
         run, every statement (their follow-up queries change what the server holds: statistics,
         caches); for an oracle's follow-up that did it, then the session's query it came from."""
         several = len({s.thread for s in self.case.history}) > 1
-        modes = [(sessions, check_all, target) for target in [self.case.target, getattr(self, "origin", None)]
-                 if target is not None for check_all in (False, True) for sessions in (1, 0)
-                 if sessions == 1 or several]
+        # A hang of several sessions has no statement of its own: its target is None.
+        targets = [self.case.target] + ([self.origin] if self.origin is not None else [])
+        modes = [(sessions, check_all, target) for target in targets for check_all in (False, True)
+                 for sessions in (1, 0) if sessions == 1 or several]
         for n, (sessions, check_all, target) in enumerate(modes):
             case = self.case.replace(sessions=sessions, check_all=check_all, target=target)
             if target is not self.case.target and n and modes[n - 1][2] is self.case.target:

@@ -5,7 +5,7 @@ PY      := /usr/bin/python3
 BUILD   := build
 DEBS    := cmake g++ make libboost-dev nlohmann-json3-dev libperl-dev libmariadb-dev \
            mariadb-server mariadb-client mariadb-test gdb pybind11-dev \
-           python3-pybind11 python3-pytest python3-setuptools python3-pip python3-venv python3-pandas python3-matplotlib \
+           python3-pybind11 python3-pytest python3-pytest-xdist python3-setuptools python3-pip python3-venv python3-pandas python3-matplotlib \
            python3-nbclient python3-nbformat python3-ipykernel python3-distributed python3-scipy libgtest-dev \
            libbenchmark-dev clang libclang-rt-14-dev
 export PYTHONPATH := $(CURDIR)/python
@@ -23,9 +23,14 @@ build: deps
 	cmake -S . -B $(BUILD) -DPython3_EXECUTABLE=$(PY) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD) -j$$(nproc)
 
+# pytest in two processes, a test file each at a time (a module's server is
+# shared by its tests), since most tests wait on servers; then, alone, the
+# tests marked `timing` (speed comparisons, replayed races).
+PYTEST := $(PY) -m pytest tests/python -q -p no:cacheprovider --durations=10
 test: build sanitize
 	cd $(BUILD) && ctest --output-on-failure -j2
-	$(PY) -m pytest tests/python -q -p no:cacheprovider --durations=15
+	$(PYTEST) -n 2 --dist loadfile -m "not timing"
+	$(PYTEST) -m timing
 
 # The C++ suite (the executor and servers under faults included) under
 # ThreadSanitizer and AddressSanitizer; any report fails the target.

@@ -2,7 +2,6 @@
 traceback, never silently accepted, and nothing left running."""
 
 import json
-import os
 import time
 
 import gauntlet
@@ -148,7 +147,7 @@ def test_option_file_password_with_percent_is_read_and_never_shown(tmp_path, mon
     with pytest.raises(gauntlet.InvalidInput) as e:
         gauntlet.parse_dsn(f"mysql://qa@127.0.0.1:1/t?option_file={cnf}")
     assert "se%cr" not in str(e.value)
-    r = gauntlet_cli("run", "--grammar", OPTIMIZER, "--server", f"mysql://qa:hunter2@127.0.0.1:1/t?bad=1",
+    r = gauntlet_cli("run", "--grammar", OPTIMIZER, "--server", "mysql://qa:hunter2@127.0.0.1:1/t?bad=1",
                      "--out", tmp_path / "o")
     assert r.returncode == 2 and "hunter2" not in r.stderr + r.stdout
 

@@ -12,6 +12,8 @@ import pytest
 
 from faults import ENV
 
+pytestmark = pytest.mark.timing
+
 
 def test_a_slower_durability_setting_is_a_regression_with_files_and_plots(tmp_path):
     out = tmp_path / "bench"

@@ -6,6 +6,7 @@ import sys
 
 import nbclient
 import nbformat
+import pytest
 
 from conftest import REPO
 
@@ -48,6 +49,7 @@ def test_campaign_example(tmp_path):
     assert "the server refused" in r.stdout and "bogus_method" in r.stdout
 
 
+@pytest.mark.timing
 def test_ab_comparison_notebook(monkeypatch, tmp_path):
     """Two configurations with a known effect: timelines, boxplots, and the verdict improved."""
     monkeypatch.setenv("PYTHONPATH", str(REPO / "python"))

@@ -2,7 +2,6 @@
 
 import shutil
 import subprocess
-import sys
 
 from conftest import REPO
 

@@ -1,7 +1,6 @@
 """Keep-going runs: crashes and shutdowns of a real server under load end rounds, not the run."""
 
 import json
-import os
 import signal
 import subprocess
 import sys

@@ -263,6 +263,7 @@ def test_a_hang_of_two_sessions_becomes_a_verified_test_case(tmp_path):
     assert passes["passed"] and not passes["verified"], passes
 
 
+@pytest.mark.timing
 def test_a_slowdown_keeps_its_statements_and_the_option_that_causes_it(tmp_path):
     targets = [{"name": "a"}, {"name": "b", "options": {"join_cache_level": 0, "max_connections": 200}}]
     result = planted_run(tmp_path / "run", SLOW_JOIN, threads=1, queries=300, oracles="timing", targets=targets)

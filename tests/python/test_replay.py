@@ -11,6 +11,8 @@ from gauntlet import Grammar
 from conftest import REPO
 from gauntlet.run import KINDS
 
+pytestmark = pytest.mark.timing
+
 UDF_DIR = REPO / "build" / "tests" / "udf"
 
 # Session 1 fills and empties a table; session 2 crashes the server (through a

@@ -2,7 +2,6 @@
 (or RQG's default tables) without Gauntlet failing; the share of syntax
 errors per grammar is printed as a table at the end."""
 
-import pathlib
 
 import gauntlet
 import pytest

@@ -1,11 +1,12 @@
 """Runs the stock hunting grammars one after another and tabulates what they found.
 
-    /usr/bin/python3 tools/hunt.py [--seconds 225] [--out hunt] [GRAMMAR ...]
+    /usr/bin/python3 tools/hunt.py [--seconds 225] [--out hunt] [--seed N] [--threads N] [GRAMMAR ...]
 
 Each grammar of grammars/hunt/ runs for --seconds on a random schema with
 --keep-going, a statement log, a 30 s hang timeout and every single-server
-oracle (errorlog, tlp, norec, transforms); its header's --threads and
---statement-timeout apply. Results go to OUT/<grammar>; the table (markdown,
+oracle (errorlog, tlp, norec, transforms); its header's --threads (unless
+--threads is given) and --statement-timeout apply. --seed picks the first
+round's schema (rounds after a crash take the next seeds). Results go to OUT/<grammar>; the table (markdown,
 as in the README) is printed at the end and written to OUT/table.md.
 """
 
@@ -50,6 +51,8 @@ def main() -> int:
     parser.add_argument("grammars", nargs="*", default=list(GRAMMARS))
     parser.add_argument("--seconds", type=float, default=225)
     parser.add_argument("--out", default="hunt")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, help="sessions, instead of the grammar header's")
     args = parser.parse_args()
     out = pathlib.Path(args.out)
     rows = ["| grammar | rounds (ended by) | statements | syntax errors | other errors | oracle checks "
@@ -57,7 +60,8 @@ def main() -> int:
     for name in args.grammars:
         path = REPO / "grammars" / "hunt" / f"{name}.yy"
         text = path.read_text()
-        result = gauntlet.run(str(path), data="random", threads=header_setting(text, "threads", 2),
+        result = gauntlet.run(str(path), data="random", seed=args.seed,
+                              threads=args.threads or header_setting(text, "threads", 2),
                               statement_timeout=header_setting(text, "statement-timeout", 0), hang_timeout=30,
                               duration=args.seconds, out=out / name, overwrite=True, keep_going=True,
                               statement_log=True, oracles="errorlog,tlp,norec,transforms")

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -82,6 +83,15 @@ struct Executor::Shared {
   std::condition_variable turn_cv;
   uint64_t turn = 0;
   int64_t turn_taken_ns = 0;  // when the statement before `turn` started
+  // The session that started that statement, and its count in `finished`
+  // once that statement has finished.
+  size_t turn_session = 0;
+  uint64_t turn_done_at = 0;
+  // While a cut-off statement lets others go first: how many statements of
+  // each session may start before it has been sent, and when the rest may.
+  bool holding = false;
+  std::vector<uint64_t> held;
+  int64_t released_ns = 0;
   std::vector<uint64_t> finished;
 
   // Open loop: when the next query is due, and the arrival gaps' source.
@@ -379,10 +389,11 @@ int64_t Executor::WaitDue(Worker& w) {
   return woke ? due : 0;
 }
 
+// Long enough for the statements a run finished first to finish here too;
+// short enough that a lock the replay takes differently cannot stall it.
+constexpr auto kGrace = std::chrono::seconds(2);
+
 bool Executor::WaitTurn(const Worker& w, const ScriptStatement& s) {
-  // Long enough for the statements a run finished first to finish here too;
-  // short enough that a lock the replay takes differently cannot stall it.
-  constexpr auto kGrace = std::chrono::seconds(2);
   std::unique_lock<std::mutex> lock(shared_->turn_mu);
   const auto ready = [&] {
     for (size_t x = 0; x < shared_->finished.size(); ++x)
@@ -392,9 +403,21 @@ bool Executor::WaitTurn(const Worker& w, const ScriptStatement& s) {
   std::optional<Clock::time_point> turn_at;
   while (true) {
     if (shared_->stop) return false;
+    if (shared_->holding && shared_->finished[w.id - 1] >= shared_->held[w.id - 1] &&
+        (shared_->released_ns == 0 || NowNs() < shared_->released_ns)) {
+      shared_->turn_cv.wait_for(lock, std::chrono::milliseconds(1));
+      continue;
+    }
     if (shared_->turn == s.rank) {
       if (!turn_at) turn_at = Clock::now();
       if (ready() || Clock::now() - *turn_at > kGrace) {
+        const size_t before = shared_->turn_session;
+        const auto ahead = std::chrono::nanoseconds(shared_->turn_taken_ns +
+                                                    static_cast<int64_t>(script_->head_start * 1e9) - NowNs());
+        if (s.rank > 0 && static_cast<int>(before) != w.id - 1 && ahead.count() > 0)
+          shared_->turn_cv.wait_for(lock, ahead, [&] {
+            return shared_->stop || shared_->finished[before] >= shared_->turn_done_at;
+          });
         const int64_t due = shared_->turn_taken_ns + static_cast<int64_t>(s.gap * 1e9);
         lock.unlock();
         return SleepUntil(due, shared_->stop);
@@ -402,6 +425,33 @@ bool Executor::WaitTurn(const Worker& w, const ScriptStatement& s) {
     }
     shared_->turn_cv.wait_for(lock, std::chrono::milliseconds(20));
   }
+}
+
+void Executor::LetOthersFirst(const Worker& w, const ScriptStatement& s) {
+  // The others' statements after those wait until this one has had a head
+  // start: otherwise the one right after them (a DELETE, say) races it.
+  constexpr int64_t kHeadStartNs = 10'000'000;
+  const std::vector<uint64_t> first = script_->LetFirst(w.id - 1, s);
+  std::unique_lock<std::mutex> lock(shared_->turn_mu);
+  shared_->holding = true;
+  shared_->held = first;
+  shared_->held[w.id - 1] = UINT64_MAX;  // its own session waits for it anyway
+  shared_->released_ns = 0;
+  shared_->turn_cv.wait_for(lock, kGrace, [&] {
+    if (shared_->stop) return true;
+    for (size_t x = 0; x < first.size(); ++x)
+      if (shared_->finished[x] < first[x]) return false;
+    return true;
+  });
+  shared_->released_ns = NowNs() + kHeadStartNs;
+}
+
+void Executor::HoldBack(const ScriptStatement& s) {
+  {
+    std::unique_lock<std::mutex> lock(shared_->turn_mu);
+    shared_->turn_cv.wait_for(lock, kGrace, [&] { return shared_->stop || shared_->turn > s.rank + 1; });
+  }
+  SleepUntil(NowNs() + static_cast<int64_t>(script_->hold_back * 1e9), shared_->stop);
 }
 
 Finding Executor::Stamped(Worker& w, Finding f, std::string_view statement) const {
@@ -499,17 +549,21 @@ void Executor::RunSession(Worker& w) {
         for (const auto& oracle : oracles_) want_rows |= oracle->WantsRows(sql);
       if (want_rows) results.assign(n_targets, ResultSet());
       else results.clear();
-      const int64_t started = NowNs();
-      if (query_start == 0) query_start = started;
       const uint64_t seq = shared_->seq.fetch_add(1);
       if (scripted != nullptr && script_->ordered) {
         {
           std::lock_guard<std::mutex> lock(shared_->turn_mu);
           ++shared_->turn;
           shared_->turn_taken_ns = NowNs();
+          shared_->turn_session = w.id - 1;
+          shared_->turn_done_at = shared_->finished[w.id - 1] + 1;
         }
         shared_->turn_cv.notify_all();
+        if (scripted->cut_off && script_->let_first > 0) LetOthersFirst(w, *scripted);
+        if (scripted->before_cut_off && script_->hold_back > 0) HoldBack(*scripted);
       }
+      const int64_t started = NowNs();
+      if (query_start == 0) query_start = started;
       // Whether other sessions write meanwhile (for the oracles, with more than one session).
       const bool track_writes = !oracles_.empty() && options_.threads > 1;
       const bool writes = track_writes && !VerbChangesNoData(Verb(sql));

@@ -27,10 +27,34 @@ uint64_t Script::MustFinishBefore(size_t session, const ScriptStatement& s) cons
                                  list.begin());
   if (n < list.size()) {
     const ScriptStatement& running = list[n];
-    if (running.rank < s.rank && running.end < s.start + reply_window && running.end - running.start < kQuick)
+    if (running.rank < s.rank && !running.cut_off && running.end < s.start + reply_window &&
+        running.end - running.start < kQuick)
       ++n;
   }
   return n;
+}
+
+std::vector<uint64_t> Script::LetFirst(size_t session, const ScriptStatement& s) const {
+  std::vector<uint64_t> counts(sessions.size(), 0);
+  if (!s.cut_off) return counts;
+  // Where each other session's statements ranked after `s` begin (ranks ascend within a session).
+  for (size_t x = 0; x < sessions.size(); ++x)
+    if (x != session)
+      counts[x] = static_cast<uint64_t>(
+          std::upper_bound(sessions[x].begin(), sessions[x].end(), s.rank,
+                           [](uint64_t rank, const ScriptStatement& y) { return rank < y.rank; }) -
+          sessions[x].begin());
+  // Then take the next let_first of them in rank order, whichever session ran each.
+  for (uint64_t taken = 0; taken < let_first; ++taken) {
+    size_t best = sessions.size();
+    for (size_t x = 0; x < sessions.size(); ++x)
+      if (x != session && counts[x] < sessions[x].size() &&
+          (best == sessions.size() || sessions[x][counts[x]].rank < sessions[best][counts[best]].rank))
+        best = x;
+    if (best == sessions.size()) break;
+    ++counts[best];
+  }
+  return counts;
 }
 
 Script Script::FromStatementLogs(const std::vector<std::string>& files, int sessions, uint64_t until_seq) {
@@ -51,6 +75,8 @@ Script Script::FromStatementLogs(const std::vector<std::string>& files, int sess
         s.thread = j.at("thread").get<int>();
         s.start = j.value("start", 0.0);
         s.end = j.value("end", 0.0);
+        const std::string outcome = j.value("outcome", "");
+        s.cut_off = outcome == "crash" || outcome == "connection" || outcome == "cancelled";
         if (j.contains("sql_hex")) {
           const std::string hex = j["sql_hex"].get<std::string>();
           for (size_t i = 0; i + 1 < hex.size(); i += 2) s.sql += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
@@ -79,6 +105,9 @@ Script Script::FromStatements(std::vector<ScriptStatement> all, int sessions) {
   size_t next = 0;
   for (auto& [thread, session] : session_of) session = next++;
   script.sessions.resize(session_of.size());
+  for (size_t i = 0; i + 1 < all.size(); ++i)
+    all[i].before_cut_off = all[i + 1].cut_off && sessions != 1 && all[i + 1].thread != all[i].thread &&
+                            all[i + 1].start < all[i].end;
   uint64_t rank = 0;
   double previous_start = all.empty() ? 0 : all.front().start;
   for (ScriptStatement& s : all) {

@@ -8,10 +8,15 @@
 // after every statement of a lower rank has started and those that must
 // finish first have (MustFinishBefore; waiting at most a grace period, in
 // case the replay's locks differ), and no sooner after the statement before
-// it than in the run (`gap`): which of two statements sent close together
-// the server takes first decides what each sees. That re-creates the run's
-// interleaving, with statements overlapping where they overlapped, and takes
-// about as long as the run did.
+// it than in the run (`gap`), nor sooner than `head_start` after another
+// session's statement that started just before it and still runs: which of
+// two statements sent close together the server takes first decides what
+// each sees. That re-creates the run's interleaving, with statements
+// overlapping where they overlapped, and takes about as long as the run did.
+// A statement the run's crash cut off ran until the crash was noticed, so
+// its times do not say when the server read: `let_first` lets that many of
+// other sessions' statements ranked after it go first, `hold_back` lets it go
+// before another session's statement ranked right before it.
 #ifndef GAUNTLET_EXEC_SCRIPT_H_
 #define GAUNTLET_EXEC_SCRIPT_H_
 
@@ -31,6 +36,14 @@ struct ScriptStatement {
   // Whether the run's oracles check it (a reducer checks only the statement
   // that found the bug; crashes and corruption are noticed everywhere).
   bool check = true;
+  // The run's crash or end cut it off (the log says "crash", "connection"
+  // or "cancelled": when one session reports a crash the others' statements
+  // in flight are cancelled, the one that crashed too), and its end is when
+  // the client noticed.
+  bool cut_off = false;
+  // The statement ranked right after it is cut off, another session's, and
+  // started in the run while this one ran.
+  bool before_cut_off = false;
 };
 
 struct Script {
@@ -40,13 +53,30 @@ struct Script {
   // have ended and still count as applied first (its reply on the way). A
   // loaded machine delays replies: replay's later attempts widen it.
   double reply_window = 0.001;  // seconds
+  // How long a statement still running keeps another session's next
+  // statement (ranked right after it) waiting, so that the server takes it
+  // first as the start order says (a statement that crashed the server ran
+  // until the crash was noticed, while the others went on).
+  double head_start = 0;  // seconds
+  // How many of other sessions' statements ranked right after a cut-off
+  // statement it waits for, its turn taken, to finish first (LetFirst): a
+  // statement delayed in a loaded server reads after theirs committed.
+  uint64_t let_first = 0;
+  // How long a statement before a cut-off one, its turn taken, waits after
+  // that one started: a SELECT started just after a slow DELETE may read
+  // before the DELETE commits, and a loaded machine delays the SELECT.
+  double hold_back = 0;  // seconds
 
   uint64_t size() const;
   // How many statements of `session` must have finished before `s` starts:
   // those that ended in the run before `s` started, and one still running
   // then that was quick and ended within reply_window: the server most
-  // likely applied it first (its reply was still on the way).
+  // likely applied it first (its reply was still on the way). A cut-off
+  // statement's end says nothing of that.
   uint64_t MustFinishBefore(size_t session, const ScriptStatement& s) const;
+  // For a cut-off `s` run by `session`: how many statements of each session
+  // must have finished before it executes (its own session: none).
+  std::vector<uint64_t> LetFirst(size_t session, const ScriptStatement& s) const;
   // Reads statements-N.jsonl files (their header lines are skipped). `sessions`: 0 keeps the run's sessions
   // (one per thread that logged anything, in thread order); 1 puts every
   // statement into one session in start order. Statements whose seq is

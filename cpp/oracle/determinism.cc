@@ -60,11 +60,12 @@ size_t Closing(const SqlShape& s, size_t open) {
   return t.size() - 1;
 }
 
-// A span's tokens, upper-cased words, single spaces: for comparing expressions.
+// Where tokens [first, last) end without a trailing WITH ROLLUP (the last GROUP BY item carries it).
 size_t WithoutRollup(const SqlShape& s, size_t first, size_t last) {
   return last >= first + 2 && s.Is(last - 2, "WITH") && s.Is(last - 1, "ROLLUP") ? last - 2 : last;
 }
 
+// A span's tokens, upper-cased words, single spaces: for comparing expressions.
 std::string Normalized(const SqlShape& s, const SqlSpan& span) {
   const auto [first, last] = s.TokenRange(span);
   std::string out;

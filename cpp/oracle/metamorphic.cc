@@ -91,7 +91,8 @@ Verdict RelationOracle::Check(const Observation& o) {
     // Inside an explicit transaction: both sides again on a second connection
     // (autocommit, the committed data), so that the finding says whether only
     // the transaction sees the difference (MyISAM and Aria have no snapshots).
-    // Not for plans whose setup changes the session (a PREPARE, a SET).
+    // Not for plans whose setup changes the session (a PREPARE, a SET); the
+    // side connection ran side_setup (the views) above.
     nlohmann::json outside;
     if (session.InTransaction(0) && plan->setup.empty()) {
       const uint64_t mark = o.writes.Mark();

@@ -357,6 +357,9 @@ void RegisterRun(py::module_& m) {
       }, py::arg("statements"), py::arg("sessions") = 0)
       .def_readwrite("ordered", &Script::ordered)
       .def_readwrite("reply_window", &Script::reply_window)
+      .def_readwrite("head_start", &Script::head_start)
+      .def_readwrite("let_first", &Script::let_first)
+      .def_readwrite("hold_back", &Script::hold_back)
       .def_property_readonly("sessions", [](const Script& s) { return s.sessions.size(); })
       .def_property_readonly("statements", &Script::size);
 

@@ -172,6 +172,9 @@ class Script:
     def from_statement_logs(files: List[str], sessions: int = ..., until_seq: int = ...) -> Script: ...
     @staticmethod
     def from_statements(statements: List[Any], sessions: int = ...) -> Script: ...
+    head_start: Any
+    hold_back: Any
+    let_first: Any
     ordered: Any
     reply_window: Any
     sessions: Any

@@ -595,9 +595,18 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
     Findings are reported as a run reports them; results go to ``out``
     (default RUN_DIR/replay). Statements sent microseconds apart can reach
     the server in either order, so a race may need more than one replay:
-    ``attempts`` replays (each on a fresh server) until one finds something,
-    each later one counting a statement that ended up to 1, 4, 16, then 64 ms
-    after another started as applied before it; ``summary()["attempt"]`` says which.
+    ``attempts`` replays (each on a fresh server) until one finds something.
+    Which of two overlapping statements the server applied first is a guess,
+    so the first attempt follows the run's timing (a statement that ended
+    within 1 ms after another started counts as applied before it) and later
+    ones take turns: a late crash (the statement a crash cut off waits for
+    the next 1, 3, 8, then 20 statements of other sessions), an early crash
+    (it goes 1, 4, 16, then 64 ms before another session's statement that
+    started just before it), and the start order (a statement that ended up
+    to 4, 16, then 64 ms after another started counts as applied before it,
+    and one still running keeps the next statement of another session
+    waiting that long);
+    ``summary()["attempt"]`` says which.
     """
     run_dir = pathlib.Path(run_dir)
     try:
@@ -646,9 +655,17 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
               if not n.startswith("custom:") and (n not in ("differential", "timing") or len(chosen) > 1)]
     known = _known_bugs(recorded.get("known_bugs"))
     for attempt in range(1, attempts + 1):
-        # Later attempts take a statement that ended up to 1, 4, 16, 64 ms after another one started as applied
-        # before it: a loaded machine delays replies, and the run's order may be the one that shows the bug.
-        script.reply_window = 0.001 * 4 ** min(attempt - 1, 3)
+        # Which of two statements sent close together the server applied first is a guess from their times: a
+        # loaded machine delays replies and statements. The run's timing says one thing; the statement that
+        # crashed may have been read late, after later ones committed, or early, before a slow DELETE started
+        # just before it committed; and the start order another (a SELECT that crashed the server ran on until
+        # the crash was noticed while the next statements started).
+        reading, level = ("timing", 0) if attempt == 1 else (("late", "early", "order")[(attempt - 2) % 3],
+                                                             min((attempt - 2) // 3, 3))
+        script.let_first = (1, 3, 8, 20)[level] if reading == "late" else 0
+        script.hold_back = 0.001 * 4 ** level if reading == "early" else 0
+        script.reply_window = {"order": 0.004 * 4 ** min(level, 2), "early": 0}.get(reading, 0.001)
+        script.head_start = script.reply_window if reading == "order" else 0
         result = _run_workload(script, {"grammar": f"replay of {run_dir}", "attempt": attempt}, spec, settings,
                                chosen, mysqld, run_dir / "replay" if out is None else out, statement_log, progress,
                                keep_server, False, overwrite or attempt > 1, record, checks, known)

@@ -12,19 +12,16 @@
 #include <thread>
 #include <tuple>
 
+#include "exec/clock.h"
 #include "exec/error_table.h"
 #include "exec/hang_evidence.h"
+#include "exec/turns.h"
 #include "generate/statements.h"
 
 namespace gauntlet {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using nlohmann::json;
-
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
-}
 
 std::string Seconds(double s) {
   char buf[32];
@@ -77,22 +74,7 @@ struct Executor::Shared {
   std::atomic<uint64_t> write_epoch{0};
   std::atomic<int> writes_in_flight{0};
 
-  // A script's turn: the rank of the statement that may start next, and the
-  // statements each session has finished.
-  std::mutex turn_mu;
-  std::condition_variable turn_cv;
-  uint64_t turn = 0;
-  int64_t turn_taken_ns = 0;  // when the statement before `turn` started
-  // The session that started that statement, and its count in `finished`
-  // once that statement has finished.
-  size_t turn_session = 0;
-  uint64_t turn_done_at = 0;
-  // While a cut-off statement lets others go first: how many statements of
-  // each session may start before it has been sent, and when the rest may.
-  bool holding = false;
-  std::vector<uint64_t> held;
-  int64_t released_ns = 0;
-  std::vector<uint64_t> finished;
+  std::unique_ptr<Turns> turns;  // a script's, when `ordered`
 
   // Open loop: when the next query is due, and the arrival gaps' source.
   std::mutex due_mu;
@@ -186,7 +168,7 @@ Executor::Executor(std::shared_ptr<const Script> script, std::vector<Target> tar
   script_ = std::move(script);
   if (options_.rate > 0) throw InvalidInput({"--rate", 0, 0}, "does not apply to a replay: it keeps its recorded pace");
   options_.threads = static_cast<int>(script_->sessions.size());
-  shared_->finished.assign(script_->sessions.size(), 0);
+  if (script_->ordered) shared_->turns = std::make_unique<Turns>(*script_, shared_->stop);
   options_.queries = 0;
 }
 
@@ -361,15 +343,6 @@ void Executor::LogStatement(Worker& w, uint64_t seq, size_t piece, int64_t start
   w.log << DumpLogLine(line) << '\n';
 }
 
-namespace {
-// Sleeps until `due` (NowNs) or until the run stops; false when it stopped.
-bool SleepUntil(int64_t due, const std::atomic<bool>& stop) {
-  for (int64_t now = NowNs(); now < due && !stop; now = NowNs())
-    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(due - now, 50'000'000)));
-  return !stop;
-}
-}  // namespace
-
 int64_t Executor::WaitDue(Worker& w) {
   int64_t due;
   {
@@ -387,71 +360,6 @@ int64_t Executor::WaitDue(Worker& w) {
   shared_->last_progress = NowNs();
   w.waiting = false;
   return woke ? due : 0;
-}
-
-// Long enough for the statements a run finished first to finish here too;
-// short enough that a lock the replay takes differently cannot stall it.
-constexpr auto kGrace = std::chrono::seconds(2);
-
-bool Executor::WaitTurn(const Worker& w, const ScriptStatement& s) {
-  std::unique_lock<std::mutex> lock(shared_->turn_mu);
-  const auto ready = [&] {
-    for (size_t x = 0; x < shared_->finished.size(); ++x)
-      if (static_cast<int>(x) != w.id - 1 && shared_->finished[x] < script_->MustFinishBefore(x, s)) return false;
-    return true;
-  };
-  std::optional<Clock::time_point> turn_at;
-  while (true) {
-    if (shared_->stop) return false;
-    if (shared_->holding && shared_->finished[w.id - 1] >= shared_->held[w.id - 1] &&
-        (shared_->released_ns == 0 || NowNs() < shared_->released_ns)) {
-      shared_->turn_cv.wait_for(lock, std::chrono::milliseconds(1));
-      continue;
-    }
-    if (shared_->turn == s.rank) {
-      if (!turn_at) turn_at = Clock::now();
-      if (ready() || Clock::now() - *turn_at > kGrace) {
-        const size_t before = shared_->turn_session;
-        const auto ahead = std::chrono::nanoseconds(shared_->turn_taken_ns +
-                                                    static_cast<int64_t>(script_->head_start * 1e9) - NowNs());
-        if (s.rank > 0 && static_cast<int>(before) != w.id - 1 && ahead.count() > 0)
-          shared_->turn_cv.wait_for(lock, ahead, [&] {
-            return shared_->stop || shared_->finished[before] >= shared_->turn_done_at;
-          });
-        const int64_t due = shared_->turn_taken_ns + static_cast<int64_t>(s.gap * 1e9);
-        lock.unlock();
-        return SleepUntil(due, shared_->stop);
-      }
-    }
-    shared_->turn_cv.wait_for(lock, std::chrono::milliseconds(20));
-  }
-}
-
-void Executor::LetOthersFirst(const Worker& w, const ScriptStatement& s) {
-  // The others' statements after those wait until this one has had a head
-  // start: otherwise the one right after them (a DELETE, say) races it.
-  constexpr int64_t kHeadStartNs = 10'000'000;
-  const std::vector<uint64_t> first = script_->LetFirst(w.id - 1, s);
-  std::unique_lock<std::mutex> lock(shared_->turn_mu);
-  shared_->holding = true;
-  shared_->held = first;
-  shared_->held[w.id - 1] = UINT64_MAX;  // its own session waits for it anyway
-  shared_->released_ns = 0;
-  shared_->turn_cv.wait_for(lock, kGrace, [&] {
-    if (shared_->stop) return true;
-    for (size_t x = 0; x < first.size(); ++x)
-      if (shared_->finished[x] < first[x]) return false;
-    return true;
-  });
-  shared_->released_ns = NowNs() + kHeadStartNs;
-}
-
-void Executor::HoldBack(const ScriptStatement& s) {
-  {
-    std::unique_lock<std::mutex> lock(shared_->turn_mu);
-    shared_->turn_cv.wait_for(lock, kGrace, [&] { return shared_->stop || shared_->turn > s.rank + 1; });
-  }
-  SleepUntil(NowNs() + static_cast<int64_t>(script_->hold_back * 1e9), shared_->stop);
 }
 
 Finding Executor::Stamped(Worker& w, Finding f, std::string_view statement) const {
@@ -537,7 +445,7 @@ void Executor::RunSession(Worker& w) {
         complete = false;
         break;
       }
-      if (scripted != nullptr && script_->ordered && !WaitTurn(w, *scripted)) return;
+      if (scripted != nullptr && shared_->turns && !shared_->turns->Wait(w.id - 1, *scripted)) return;
       {
         std::lock_guard<std::mutex> lock(w.mu);
         w.current = sql;
@@ -550,18 +458,7 @@ void Executor::RunSession(Worker& w) {
       if (want_rows) results.assign(n_targets, ResultSet());
       else results.clear();
       const uint64_t seq = shared_->seq.fetch_add(1);
-      if (scripted != nullptr && script_->ordered) {
-        {
-          std::lock_guard<std::mutex> lock(shared_->turn_mu);
-          ++shared_->turn;
-          shared_->turn_taken_ns = NowNs();
-          shared_->turn_session = w.id - 1;
-          shared_->turn_done_at = shared_->finished[w.id - 1] + 1;
-        }
-        shared_->turn_cv.notify_all();
-        if (scripted->cut_off && script_->let_first > 0) LetOthersFirst(w, *scripted);
-        if (scripted->before_cut_off && script_->hold_back > 0) HoldBack(*scripted);
-      }
+      if (scripted != nullptr && shared_->turns) shared_->turns->Start(w.id - 1, *scripted);
       const int64_t started = NowNs();
       if (query_start == 0) query_start = started;
       // Whether other sessions write meanwhile (for the oracles, with more than one session).
@@ -595,14 +492,10 @@ void Executor::RunSession(Worker& w) {
         ++shared_->write_epoch;
         --shared_->writes_in_flight;
       }
-      if (scripted != nullptr && script_->ordered) {
-        {
-          std::lock_guard<std::mutex> lock(shared_->turn_mu);
-          ++shared_->finished[w.id - 1];
-        }
-        shared_->turn_cv.notify_all();
-      }
+      // Taken before the others learn it finished: a replay's log then shows
+      // every statement that waited for it starting after its end.
       const int64_t now = NowNs();
+      if (scripted != nullptr && shared_->turns) shared_->turns->Finish(w.id - 1);
       shared_->last_progress = now;
       Outcome& o = outcomes[failed == n_targets ? 0 : failed];
       if (shared_->stop) {

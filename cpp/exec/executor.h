@@ -99,14 +99,6 @@ class Executor {
   void WorkerLoop(Worker& w);
   void RunSession(Worker& w);
   bool Connect(Worker& w);
-  // Blocks until scripted statement `s` may start; false when the run stops.
-  bool WaitTurn(const Worker& w, const ScriptStatement& s);
-  // Waits, its turn taken, for the statements a cut-off `s` lets go first
-  // (Script::LetFirst) to finish.
-  void LetOthersFirst(const Worker& w, const ScriptStatement& s);
-  // Waits, its turn taken, until the cut-off statement after `s` has started
-  // and then Script::hold_back more.
-  void HoldBack(const ScriptStatement& s);
   // Open loop: waits until the next query is due; returns when it was due
   // (0 when the run stops first).
   int64_t WaitDue(Worker& w);

@@ -4,19 +4,15 @@
 // Every log line carries the run's global sequence number (the order in
 // which statements started, across sessions) and its start and end times. A
 // Script keeps one list per session; each statement's rank is its place in
-// that global order. With `ordered`, the executor starts a statement only
-// after every statement of a lower rank has started and those that must
-// finish first have (MustFinishBefore; waiting at most a grace period, in
-// case the replay's locks differ), and no sooner after the statement before
-// it than in the run (`gap`), nor sooner than `head_start` after another
-// session's statement that started just before it and still runs: which of
-// two statements sent close together the server takes first decides what
-// each sees. That re-creates the run's interleaving, with statements
-// overlapping where they overlapped, and takes about as long as the run did.
-// A statement the run's crash cut off ran until the crash was noticed, so
-// its times do not say when the server read: `let_first` lets that many of
-// other sessions' statements ranked after it go first, `hold_back` lets it go
-// before another session's statement ranked right before it.
+// that global order. With `ordered`, Turns (exec/turns.h) starts each
+// statement when the run's order and times say: which of two statements sent
+// close together the server takes first decides what each sees. That
+// re-creates the run's interleaving, with statements overlapping where they
+// overlapped, and takes about as long as the run did. Where the times leave
+// the order open (a loaded machine delays replies and statements; a
+// statement the run's crash cut off ran until the crash was noticed, so its
+// times do not say when the server read), the windows and guesses below
+// choose, and replay's attempts try them in turn.
 #ifndef GAUNTLET_EXEC_SCRIPT_H_
 #define GAUNTLET_EXEC_SCRIPT_H_
 

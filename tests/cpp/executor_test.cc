@@ -9,8 +9,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "oracle/registry.h"
 #include "server/managed_server.h"
@@ -211,6 +214,67 @@ TEST(Executor, ServerCrashDuringAScriptIsOneCrashFinding) {
       kill(pid, SIGSEGV);
     });
     ExpectOneFinding(r, "crash");
+  }
+}
+
+// Replay's guesses around a statement the run's crash cut off (session 2's
+// SELECT, overlapping session 1's inserts): late, it lets the next two of
+// session 1 finish first and holds the rest; early, the insert it overlapped
+// waits until it has been sent, and hold_back more.
+TEST(Executor, AScriptLetsACutOffStatementGoLateOrEarly) {
+  const auto at = [](uint64_t seq, int thread, double start, double end, std::string sql) {
+    ScriptStatement s;
+    s.seq = seq;
+    s.thread = thread;
+    s.start = start;
+    s.end = end;
+    s.sql = std::move(sql);
+    s.cut_off = end > 0.5;
+    return s;
+  };
+  const std::vector<ScriptStatement> all = {
+      at(0, 1, 0.000, 0.001, "CREATE OR REPLACE TABLE t (a INT)"), at(1, 1, 0.002, 0.003, "INSERT INTO t VALUES (1)"),
+      at(2, 1, 0.0030, 0.0045, "INSERT INTO t VALUES (2)"),        at(3, 2, 0.0035, 0.9, "SELECT COUNT(*) FROM t"),
+      at(4, 1, 0.0046, 0.005, "INSERT INTO t VALUES (3)"),          at(5, 1, 0.0051, 0.006, "INSERT INTO t VALUES (4)"),
+      at(6, 1, 0.0061, 0.007, "INSERT INTO t VALUES (5)")};
+  Fixture f;
+  RunOptions o = Sessions(2, 0);
+  o.statement_log = true;
+  // seq -> {start, end} as the replay logged them (its seqs are the ranks).
+  const auto times = [&](const std::string& dir) {
+    std::map<uint64_t, std::pair<double, double>> t;
+    for (const std::string& file : Logs(dir)) {
+      std::ifstream in(file);
+      std::string line;
+      while (std::getline(in, line)) {
+        const nlohmann::json j = nlohmann::json::parse(line);
+        if (!j.contains("header")) t[j["seq"].get<uint64_t>()] = {j["start"].get<double>(), j["end"].get<double>()};
+      }
+    }
+    return t;
+  };
+  for (int round = 0; round < 3; ++round) {
+    auto late = std::make_shared<Script>(Script::FromStatements(all, 0));
+    late->let_first = 2;
+    o.out_dir = f.dir() + "/late" + std::to_string(round);
+    RunResult r = f.RunScript(late, o);
+    EXPECT_EQ(r.stop_reason, "script");
+    EXPECT_EQ(r.statements, 7u);
+    auto t = times(o.out_dir);
+    ASSERT_EQ(t.size(), 7u);
+    EXPECT_GE(t[3].first, t[5].second);  // after the two it let go first
+    EXPECT_GE(t[6].first, t[3].first);   // before the rest
+
+    auto early = std::make_shared<Script>(Script::FromStatements(all, 0));
+    early->hold_back = 0.05;
+    early->reply_window = 0;
+    ASSERT_TRUE(early->sessions[0][2].before_cut_off);
+    o.out_dir = f.dir() + "/early" + std::to_string(round);
+    r = f.RunScript(early, o);
+    EXPECT_EQ(r.stop_reason, "script");
+    t = times(o.out_dir);
+    ASSERT_EQ(t.size(), 7u);
+    EXPECT_GE(t[2].first, t[3].first + 0.045);  // the insert it overlapped went after it
   }
 }
 

@@ -1,11 +1,18 @@
-// Script: what a replay waits for, read from statement logs; no server.
+// Script and Turns: what a replay waits for, read from statement logs, and
+// the order sessions then start in; no server.
 #include "exec/script.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "exec/turns.h"
 
 namespace gauntlet {
 namespace {
@@ -92,6 +99,49 @@ TEST(Script, TheLogSaysWhichStatementsTheCrashCutOff) {
   EXPECT_TRUE(script.sessions[1][0].cut_off);
   EXPECT_FALSE(script.sessions[1][1].cut_off);
   EXPECT_TRUE(script.sessions[1][2].cut_off);
+}
+
+// Each session a thread that "executes" a statement instantly, between
+// Turns::Start and Turns::Finish: the seqs in the order they started (Start
+// called) and executed (Start returned).
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>> Executed(const Script& script) {
+  std::atomic<bool> stop{false};
+  Turns turns(script, stop);
+  std::mutex mu;
+  std::vector<uint64_t> started, executed;
+  std::vector<std::thread> sessions;
+  for (size_t x = 0; x < script.sessions.size(); ++x)
+    sessions.emplace_back([&, x] {
+      for (const ScriptStatement& s : script.sessions[x]) {
+        if (!turns.Wait(x, s)) return;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          started.push_back(s.seq);
+        }
+        turns.Start(x, s);
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          executed.push_back(s.seq);
+        }
+        turns.Finish(x);
+      }
+    });
+  for (std::thread& t : sessions) t.join();
+  return {started, executed};
+}
+
+TEST(Turns, SessionsStartInTheRunsOrderAndExecuteAsTheGuessSays) {
+  Script script = Crash();
+  const std::vector<uint64_t> in_order = {0, 1, 2, 3, 4, 5};
+  EXPECT_EQ(Executed(script).first, in_order);
+  script.let_first = 2;  // the crash read late: after seq 3 and 4, before seq 5
+  auto [started, executed] = Executed(script);
+  EXPECT_EQ(started, in_order);
+  EXPECT_EQ(executed, (std::vector<uint64_t>{0, 1, 3, 4, 2, 5}));
+  script.let_first = 0;
+  script.hold_back = 0.01;  // early: before seq 1, which it overlapped
+  script.reply_window = 0;
+  EXPECT_EQ(Executed(script).second, (std::vector<uint64_t>{0, 2, 1, 3, 4, 5}));
 }
 
 }  // namespace

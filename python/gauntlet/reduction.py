@@ -46,7 +46,8 @@ from typing import Callable, List, Optional, Union
 
 from . import _core
 from .grammar import Grammar
-from .run import _checked_targets, _data_spec, _with_engine
+from .preparation import with_engine
+from .run import _checked_targets, _data_spec
 from .lab import _Lab, _dump
 from .testcase import _GAPS, _RELATION_KINDS, Case, Step, _readme, _test_case, _text, verify_with_mtr
 
@@ -265,7 +266,7 @@ class _Reducer:
         if servers is None:
             raise _core.InvalidInput(f"{self.run_dir}: the run's server does not start with its options here")
         if spec is not None:
-            spec = _with_engine(spec, first.engine)
+            spec = with_engine(spec, first.engine)
             conn = _core.Connection.open(servers[0].connection)
             _core.load_schema(conn, spec._s, run.get("seed", 1), not getattr(spec, "_lenient", False))
             databases = list(spec.databases) or ["test"]

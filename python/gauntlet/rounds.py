@@ -24,8 +24,8 @@ import time
 from typing import Callable, Optional
 
 from . import _core
-from .run import (RunResult, _claim_out, _data_spec, _finding_counts, _Interrupts, _progress_printer,
-                  _remove_stopped_server, _run_workload)
+from .preparation import remove_stopped_server
+from .run import RunResult, _claim_out, _data_spec, _finding_counts, _Interrupts, _progress_printer, _run_workload
 from .server import ManagedServer
 
 # How a round ends when the server, not the run, stopped it: the next round starts.
@@ -49,7 +49,7 @@ def keep_going(workload, label: str, data, settings: dict, targets: list, mysqld
         if rounds.exists():  # an earlier run's, which overwrite replaces
             for server_dir in sorted(rounds.glob("*/server*")):
                 if server_dir.is_dir():
-                    _remove_stopped_server(server_dir)
+                    remove_stopped_server(server_dir)
             shutil.rmtree(rounds)
         from . import __version__
         record = {**record, "keep_going": True, "gauntlet_version": __version__}

@@ -20,9 +20,10 @@ from typing import Callable, Optional, Sequence, Union
 from . import _core, analysis
 from .data import load_data_spec
 from .grammar import Grammar, Schema
-from .server import DEFAULT_BINARY, ManagedServer, ServerError, _redact, parse_dsn
+from .server import DEFAULT_BINARY, ManagedServer, _redact, parse_dsn
 from .oracle import Oracle
 from .targets import Target, make_targets
+from .preparation import Stop, prepare_target
 
 KINDS = analysis.KINDS
 
@@ -252,71 +253,6 @@ class _Interrupts:
 
     def __bool__(self) -> bool:
         return self.signum is not None
-
-
-class _Stop(Exception):
-    """Ends a run early at a safe point; the summary says why."""
-
-    def __init__(self, reason: str, finding: Optional[dict] = None):
-        super().__init__(reason)
-        self.reason = reason
-        self.finding = finding
-
-
-# Server options that decide what a loaded datadir holds: formats, character sets, modes, and what
-# an expression of a generated column or default reads. A data template is kept per set of these;
-# runs that differ in other options (optimizer, buffers, flushing, caches, logs: a campaign's rows)
-# share one.
-_DATA_OPTIONS = re.compile(
-    r"^(innodb_(page_size|data_file_path|data_home_dir|undo|checksum|log_file_size|default_row_format|compression|"
-    r"file_per_table|encrypt|strict_mode)|innodb$|skip_innodb|ignore_builtin_innodb|lower_case_table_names|"
-    r"character_set|collation|default_storage_engine|default_tmp_storage_engine|sql_mode|"
-    r"explicit_defaults_for_timestamp|default_time_zone|time_zone|lc_time_names|div_precision_increment|"
-    r"default_week_format|old_mode|old$|encrypt|file_key_management|plugin|init_file|aria_block_size|"
-    r"max_allowed_packet|system_versioning|secure_timestamp)")
-
-
-def _data_options(mysqld) -> list:
-    """The options of ``mysqld`` that a data template depends on (_DATA_OPTIONS)."""
-    def name(option: str) -> str:
-        return option.lstrip("-").split("=", 1)[0].replace("-", "_").lower()
-    return sorted(str(o) for o in mysqld or [] if _DATA_OPTIONS.match(name(str(o))))
-
-
-def _data_template(server: ManagedServer, spec: Schema, seed: int, mysqld) -> pathlib.Path:
-    """Where a datadir with this data, loaded by this binary under these data options, is cached."""
-    binary = os.path.realpath(server.binary)
-    st = os.stat(binary)
-    key = json.dumps([binary, st.st_size, st.st_mtime_ns, _data_options(mysqld), spec.to_json(), seed])
-    return pathlib.Path(_core.template_cache_dir()) / "data" / hashlib.sha256(key.encode()).hexdigest()[:16]
-
-
-def _load(conn, spec: Schema, seed: int, info: dict, interrupts: _Interrupts, strict: bool) -> None:
-    t0 = time.monotonic()
-    source = getattr(spec, "_source", "")
-    try:
-        info["load"] = _core.load_schema(conn, spec._s, seed, strict, lambda: bool(interrupts))
-    except _core.InvalidInput as e:  # a value expression that does not compile
-        raise _core.InvalidInput(f"data {source}: {e}".replace("data : ", "data: ")) from None
-    except _core.GauntletError as e:
-        raise _core.InvalidInput(f"data {source}: the server refused it: {e}".replace("data : ", "data: ")) from None
-    info["load"]["rows_per_second"] = info["load"]["rows"] / max(info["load"]["seconds"], 1e-9)
-    info["ready_with_data_seconds"] = info.get("server_ready_seconds", 0) + (time.monotonic() - t0)
-    warnings = info["load"]["warnings"]
-    for warning in warnings[:5]:
-        print(f"gauntlet: data: skipped: {warning.splitlines()[0][:300]}", file=sys.stderr)
-    if len(warnings) > 5:
-        print(f"gauntlet: data: ... {len(warnings) - 5} more (summary.json: load.warnings)", file=sys.stderr)
-    if interrupts:
-        raise _Stop("interrupted")
-
-
-def _finding_from_start(error: Exception) -> dict:
-    """A server that will not start is a finding of the run, recorded like any other."""
-    lines = list(getattr(error, "log_errors", []))
-    first = lines[0] if lines else str(error).splitlines()[0]
-    signature = "start: " + re.sub(r"^[\d\- :]+(\d+ )?", "", first)  # without the timestamp
-    return {"kind": "start", "at": 0, "signature": signature, "detail": str(error), "thread": 0, "statement": ""}
 
 
 # Settings of a run: name -> (kind, low, high). The CLI and config files use
@@ -605,8 +541,8 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
     started just before it), and the start order (a statement that ended up
     to 4, 16, then 64 ms after another started counts as applied before it,
     and one still running keeps the next statement of another session
-    waiting that long);
-    ``summary()["attempt"]`` says which.
+    waiting that long); ``summary()["attempt"]`` says which, and
+    ``summary()["guess"]`` how it read the times.
     """
     run_dir = pathlib.Path(run_dir)
     try:
@@ -666,9 +602,12 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
         script.hold_back = 0.001 * 4 ** level if reading == "early" else 0
         script.reply_window = {"order": 0.004 * 4 ** min(level, 2), "early": 0}.get(reading, 0.001)
         script.head_start = script.reply_window if reading == "order" else 0
-        result = _run_workload(script, {"grammar": f"replay of {run_dir}", "attempt": attempt}, spec, settings,
-                               chosen, mysqld, run_dir / "replay" if out is None else out, statement_log, progress,
-                               keep_server, False, overwrite or attempt > 1, record, checks, known)
+        guess = {"reading": reading, "let_first": script.let_first, "hold_back": script.hold_back,
+                 "reply_window": script.reply_window, "head_start": script.head_start}
+        result = _run_workload(script, {"grammar": f"replay of {run_dir}", "attempt": attempt, "guess": guess},
+                               spec, settings, chosen, mysqld, run_dir / "replay" if out is None else out,
+                               statement_log, progress, keep_server, False, overwrite or attempt > 1, record, checks,
+                               known)
         if result.findings or result.summary()["stop_reason"] != "script":
             break
     return result
@@ -686,7 +625,7 @@ def _run_claimed(workload, info, spec, settings, targets, mysqld, out, statement
         ready, schema = [], None
         for target in targets:
             tinfo = info if len(targets) == 1 else info.setdefault("target_info", {}).setdefault(target.name, {})
-            managed, params, target_schema = _prepare_target(target, len(targets), spec, settings, mysqld, out,
+            managed, params, target_schema = prepare_target(target, len(targets), spec, settings, mysqld, out,
                                                              overwrite, data_template, interrupts, tinfo, started)
             schema = schema or target_schema
             ready.append((target, managed, params))
@@ -695,7 +634,7 @@ def _run_claimed(workload, info, spec, settings, targets, mysqld, out, statement
                          ("server", "server_info", "server_ready_seconds", "load", "ready_with_data_seconds")
                          if k in info["target_info"][targets[0].name]})
         if interrupts:
-            raise _Stop("interrupted")
+            raise Stop("interrupted")
 
         options = _core.RunOptions()
         for name, value in settings.items():
@@ -720,7 +659,7 @@ def _run_claimed(workload, info, spec, settings, targets, mysqld, out, statement
         summary, timeline = _core.execute_run(workload, schema, core_targets, options, oracles, {}, tick)
         if progress is True and sys.stderr.isatty():
             sys.stderr.write("\n")
-    except _Stop as stop:
+    except Stop as stop:
         summary = _core.empty_summary()
         summary["stop_reason"] = stop.reason
         if stop.finding is not None:
@@ -763,184 +702,6 @@ def _finding_counts(findings: list) -> dict:
         by_kind[f["kind"]] = by_kind.get(f["kind"], 0) + 1
     known = sum(1 for f in findings if f.get("known"))
     return {"total": len(findings), "new": len(findings) - known, "known": known, "by_kind": by_kind}
-
-
-def _with_engine(spec: Optional[Schema], engine: Optional[str]) -> Optional[Schema]:
-    """``spec`` with every table created by ``engine``."""
-    if spec is None or not engine:
-        return spec
-    j = json.loads(spec.to_json())
-    for table in j.get("tables", []):
-        if not table.get("view"):
-            table["engine"] = engine
-    return Schema.from_json(json.dumps(j))
-
-
-def _prepare_target(target: Target, count: int, spec, settings, mysqld, out, overwrite, data_template, interrupts,
-                    info: dict, started: list):
-    """Starts (or reaches) one target's server and gives it the run's data. Returns (ManagedServer or None,
-    its ConnectionParams, the schema it holds). A server that will not start, or dies while loading,
-    ends the run with a finding that names the target."""
-    managed: Optional[ManagedServer] = None
-    params = None
-    options = list(mysqld or []) + target.mysqld()
-    if isinstance(target.server, ManagedServer):
-        managed = target.server
-    elif target.is_dsn:
-        params = parse_dsn(target.server)
-    else:
-        binary = target.binary
-        server_dir = out / ("server" if count == 1 else f"server-{target.name}")
-        if overwrite and server_dir.exists():
-            _remove_stopped_server(server_dir)
-        managed = ManagedServer(server_dir, binary=binary, mysqld=options, _die_with_parent=True)
-    spec = _with_engine(spec, target.engine)
-    template = None
-    spec_loaded = False
-    if managed is not None and spec is not None and data_template and not managed.alive:
-        template = _data_template(managed, spec, settings["seed"], options or managed.mysqld)
-        if (template / "READY").exists() and not os.path.exists(managed.datadir):
-            t0 = time.monotonic()
-            _core.copy_datadir(str(template / "data"), managed.datadir)
-            info["load"] = {"from_template": str(template), "copy_seconds": round(time.monotonic() - t0, 3)}
-            spec_loaded = True
-    if managed is not None:
-        if not managed.alive:
-            try:
-                managed.start()
-            except ServerError as e:
-                finding = _finding_from_start(e)
-                finding["targets"] = [target.name]
-                raise _Stop("start", finding=finding) from None
-            started.append(managed)
-        params = managed.connection
-        info["server_ready_seconds"] = managed.ready_seconds
-    info["server"] = str(params)
-    if interrupts:
-        raise _Stop("interrupted")
-
-    conn = _first_connection(params, managed, settings["hang_timeout"])
-    if target.is_dsn:
-        for statement in target.session_setup():
-            outcome, _, _ = conn.execute(statement)
-            if outcome["kind"] != "ok":
-                raise _core.InvalidInput(f"targets: {target.name}: {statement}: {outcome['message']}")
-    info["server_info"] = _server_info(conn, managed, out, "" if count == 1 else target.name)
-    try:
-        schema = _prepare_data(conn, managed, spec, spec_loaded, template, params, settings, info, interrupts)
-    except (_core.GauntletError, _core.InvalidInput) as e:
-        if managed is not None and _died(managed):  # the server died under the load
-            finding = _crash_finding(managed, "while loading data", e)
-            finding["targets"] = [target.name]
-            raise _Stop("crash", finding=finding) from None
-        raise
-    return managed, params, schema
-
-
-def _prepare_data(conn, managed, spec, spec_loaded, template, params, settings, info, interrupts):
-    """Loads the data (or takes it from a template) and reads the schema back."""
-    if spec is not None and not spec_loaded:
-        _load(conn, spec, settings["seed"], info, interrupts, strict=not getattr(spec, "_lenient", False))
-        if template is not None:  # keep this datadir for the next runs
-            del conn
-            managed.stop()
-            _publish_template(managed.datadir, template, spec)
-            managed.start()
-            conn = _core.Connection.open(params)
-    elif template is not None:  # the copy, then the start
-        info["ready_with_data_seconds"] = info["load"]["copy_seconds"] + managed.ready_seconds
-    databases = list(spec.databases) if spec is not None else []
-    return _core.introspect_schema(conn, databases)
-
-
-def _publish_template(datadir: str, template: pathlib.Path, spec) -> None:
-    """Copies a loaded datadir into the cache as ``template``, whole or not at all: runs started
-    at once (a campaign's parallel rows) may load the same data, and others may be copying the
-    template already, so a ready template is never replaced, and one appears (READY inside) by
-    a rename under a lock."""
-    tmp = template.with_name(f"{template.name}.tmp{os.getpid()}-{threading.get_ident()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    _core.copy_datadir(datadir, str(tmp / "data"))
-    (tmp / "READY").write_text(spec.to_json())
-    with open(template.with_name(template.name + ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if (template / "READY").exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-            return
-        shutil.rmtree(template, ignore_errors=True)  # left half-written by a writer that died
-        tmp.rename(template)
-
-
-def _first_connection(params, managed: Optional[ManagedServer], patience: float):
-    """The run's first session. A server that answers but refuses (too many connections)
-    for ``patience`` seconds is an "unreachable" finding; a DSN where nothing answers is a
-    usage error."""
-    deadline = time.monotonic() + (patience or 60)
-    while True:
-        try:
-            return _core.Connection.open(params)
-        except _core.GauntletError as e:
-            answers = managed.alive if managed is not None else _core.server_answers(params)
-            if not answers:
-                if managed is None:
-                    raise _core.InvalidInput(f"server: {e}") from None
-                raise
-            if time.monotonic() > deadline:
-                raise _Stop("unreachable", finding={
-                    "kind": "unreachable", "at": 0, "signature": "unreachable: " + str(e).split(": ")[-1],
-                    "detail": f"the server answers but refused connections for {patience:g} s: {e}",
-                    "thread": 0, "statement": ""}) from None
-            time.sleep(0.1)
-
-
-def _server_info(conn, managed: Optional[ManagedServer], out: pathlib.Path, target: str = "") -> dict:
-    """What a comparison of runs needs to know about the server: its version, binary and command
-    line (Gauntlet's own options included), and every variable (in OUT/server_variables.json)."""
-    _, _, rows = conn.execute("SELECT VERSION()")
-    info = {"version": rows[0][0] if rows else None,
-            "binary": managed.binary if managed is not None else None,
-            "command_line": managed.command_line if managed is not None else None}
-    outcome, _, rows = conn.execute("SHOW GLOBAL VARIABLES")
-    if outcome["kind"] == "ok":
-        try:
-            name = f"server_variables-{target}.json" if target else "server_variables.json"
-            (out / name).write_text(json.dumps(dict(rows), indent=1, sort_keys=True) + "\n")
-            info["variables"] = name
-        except OSError as e:
-            print(f"gauntlet: cannot write {out / name}: {e.strerror}", file=sys.stderr)
-    return info
-
-
-def _died(managed: ManagedServer, patience: float = 10) -> bool:
-    """True when the server is gone or going: a crashing server still writes its report
-    for a moment after its connections dropped."""
-    deadline = time.monotonic() + patience
-    while managed.alive:
-        try:
-            managed.connect()
-            return False
-        except _core.GauntletError:
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.05)
-    return True
-
-
-def _crash_finding(managed: ManagedServer, phase: str, error: Exception) -> dict:
-    crash = managed.crash()
-    signature = crash["signature"] or "crash: no report in the error log"
-    return {"kind": "crash", "at": 0, "signature": signature, "detail": f"{phase}: {error}\n{crash['log_excerpt']}",
-            "thread": 0, "statement": "", "crash": crash}
-
-
-def _remove_stopped_server(dir: pathlib.Path) -> None:
-    """Clears an earlier run's server folder, unless a server still runs there."""
-    info = dir / "server.json"
-    if info.exists() and ManagedServer.attach(dir).alive:
-        raise _core.InvalidInput(f"out: the earlier run's server in {dir} is still running; "
-                                 f"stop it with: gauntlet server stop --dir {dir}")
-    shutil.rmtree(dir)
 
 
 class Run:

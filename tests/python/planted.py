@@ -2,10 +2,13 @@
 writes, DDL and SET), for the reducer's tests and benchmark."""
 
 import collections
+import json
 import time
 
 import gauntlet
 from gauntlet import Grammar
+from gauntlet.targets import Target
+from gauntlet.testcase import verify_with_mtr
 
 NOISE = """
 query: planted ;
@@ -57,3 +60,15 @@ def planted_run(out, plant: dict, *, threads: int = 4, queries: int = 1500, quie
         return plant.get(key) or ctx.expand("noise")
     grammar = Grammar.from_string(NOISE, rules={"planted": planted})
     return gauntlet.run(grammar, threads=threads, queries=queries, out=out, statement_log=True, **run_args)
+
+
+def verified_without_the_bug(tmp_path, result, reduction, cause: str, instead: str) -> dict:
+    """mariadb-test-run's verdict on the reduction's test case with its cause replaced."""
+    name = reduction.record["name"]
+    fixed = tmp_path / "fixed"
+    fixed.mkdir()
+    for suffix in (".test", ".opt", ".result"):
+        text = (reduction.folder / f"{name}{suffix}").read_text()
+        (fixed / f"{name}{suffix}").write_text(text.replace(cause, instead))
+    finding = json.loads((result.out / "findings" / reduction.record["finding"] / "finding.json").read_text())
+    return verify_with_mtr(fixed, name, finding, Target("default"))

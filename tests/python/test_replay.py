@@ -86,6 +86,7 @@ def test_replay_refinds_a_multi_session_crash(tmp_path, udf_dir, seed):
     assert "crash_if" in again.findings[0]["statement"]
     assert again.summary()["stop_reason"] == "crash"
     assert 1 <= again.summary()["attempt"] <= 5
+    assert again.summary()["guess"]["reading"] in ("timing", "late", "early", "order")
     # The replay logged its own statements: no more than the run executed.
     assert 0 < len(logged(out / "replay")) <= len(logged(out))
 

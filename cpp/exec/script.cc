@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -55,6 +56,32 @@ std::vector<uint64_t> Script::LetFirst(size_t session, const ScriptStatement& s)
     ++counts[best];
   }
   return counts;
+}
+
+Script Script::Serialized() const {
+  if (sessions.size() != 1 || (let_first == 0 && hold_back <= 0)) return *this;
+  std::vector<ScriptStatement> list = sessions[0];
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].cut_off) continue;
+    size_t to = i;
+    if (let_first > 0) {
+      for (uint64_t passed = 0; passed < let_first && to + 1 < list.size() && list[to + 1].thread != list[i].thread;
+           ++passed)
+        ++to;
+    } else if (i > 0 && list[i - 1].thread != list[i].thread && list[i].start < list[i - 1].end) {
+      std::swap(list[i - 1], list[i]);
+      continue;
+    }
+    std::rotate(list.begin() + i, list.begin() + i + 1, list.begin() + to + 1);
+    i = to;  // past it: it is not moved twice
+  }
+  // New places as the start order; the gaps follow from the times (0 where moved).
+  for (size_t i = 0; i < list.size(); ++i) list[i].seq = i;
+  Script out = FromStatements(std::move(list), 1);
+  out.ordered = ordered;
+  out.reply_window = reply_window;
+  out.head_start = head_start;
+  return out;
 }
 
 Script Script::FromStatementLogs(const std::vector<std::string>& files, int sessions, uint64_t until_seq) {

@@ -73,6 +73,12 @@ struct Script {
   // For a cut-off `s` run by `session`: how many statements of each session
   // must have finished before it executes (its own session: none).
   std::vector<uint64_t> LetFirst(size_t session, const ScriptStatement& s) const;
+  // A one-session script with the guesses applied by moving statements (one
+  // session has nobody to wait for): a cut-off statement after the next
+  // let_first statements of other run threads (not past one of its own), or,
+  // with hold_back, before the statement of another thread that it
+  // overlapped. Other scripts: a copy.
+  Script Serialized() const;
   // Reads statements-N.jsonl files (their header lines are skipped). `sessions`: 0 keeps the run's sessions
   // (one per thread that logged anything, in thread order); 1 puts every
   // statement into one session in start order. Statements whose seq is

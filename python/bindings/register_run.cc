@@ -360,6 +360,7 @@ void RegisterRun(py::module_& m) {
       .def_readwrite("head_start", &Script::head_start)
       .def_readwrite("let_first", &Script::let_first)
       .def_readwrite("hold_back", &Script::hold_back)
+      .def("serialized", [](const Script& s) { return std::make_shared<Script>(s.Serialized()); })
       .def_property_readonly("sessions", [](const Script& s) { return s.sessions.size(); })
       .def_property_readonly("statements", &Script::size);
 

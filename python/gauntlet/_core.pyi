@@ -177,6 +177,7 @@ class Script:
     let_first: Any
     ordered: Any
     reply_window: Any
+    def serialized(self) -> Script: ...
     sessions: Any
     statements: Any
 

@@ -541,8 +541,9 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
     started just before it), and the start order (a statement that ended up
     to 4, 16, then 64 ms after another started counts as applied before it,
     and one still running keeps the next statement of another session
-    waiting that long); ``summary()["attempt"]`` says which, and
-    ``summary()["guess"]`` how it read the times.
+    waiting that long); with ``sessions=1`` the late and early guesses move
+    the cut-off statement instead. ``summary()["attempt"]`` says which
+    attempt found it, and ``summary()["guess"]`` how it read the times.
     """
     run_dir = pathlib.Path(run_dir)
     try:
@@ -604,7 +605,9 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
         script.head_start = script.reply_window if reading == "order" else 0
         guess = {"reading": reading, "let_first": script.let_first, "hold_back": script.hold_back,
                  "reply_window": script.reply_window, "head_start": script.head_start}
-        result = _run_workload(script, {"grammar": f"replay of {run_dir}", "attempt": attempt, "guess": guess},
+        # One session has nobody to wait for: the guesses move the cut-off statement instead.
+        workload = script.serialized() if script.sessions == 1 else script
+        result = _run_workload(workload, {"grammar": f"replay of {run_dir}", "attempt": attempt, "guess": guess},
                                spec, settings, chosen, mysqld, run_dir / "replay" if out is None else out,
                                statement_log, progress, keep_server, False, overwrite or attempt > 1, record, checks,
                                known)

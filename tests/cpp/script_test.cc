@@ -101,6 +101,32 @@ TEST(Script, TheLogSaysWhichStatementsTheCrashCutOff) {
   EXPECT_TRUE(script.sessions[1][2].cut_off);
 }
 
+// The original seqs (in the SQL) of a one-session script, in its order.
+std::vector<std::string> Sql(const Script& script) {
+  std::vector<std::string> out;
+  for (const ScriptStatement& s : script.sessions.at(0)) out.push_back(s.sql.substr(7));
+  return out;
+}
+
+TEST(Script, OneSessionTakesTheGuessesByMovingTheCutOffStatement) {
+  std::vector<ScriptStatement> all;
+  for (const auto& session : Crash().sessions) all.insert(all.end(), session.begin(), session.end());
+  Script serial = Script::FromStatements(all, 1);
+  EXPECT_EQ(Sql(serial.Serialized()), (std::vector<std::string>{"0", "1", "2", "3", "4", "5"}));
+  serial.let_first = 2;
+  EXPECT_EQ(Sql(serial.Serialized()), (std::vector<std::string>{"0", "1", "3", "4", "2", "5"}));
+  serial.let_first = 9;  // no further than there are
+  EXPECT_EQ(Sql(serial.Serialized()), (std::vector<std::string>{"0", "1", "3", "4", "5", "2"}));
+  serial.let_first = 0;
+  serial.hold_back = 0.01;  // before seq 1, which it overlapped
+  EXPECT_EQ(Sql(serial.Serialized()), (std::vector<std::string>{"0", "2", "1", "3", "4", "5"}));
+  // Not past a statement of its own thread: it ran after it in the run.
+  Script own = Script::FromStatements({At(0, 1, 0, 0.001), At(1, 2, 0.0005, 1.0), At(2, 2, 1.0, 1.1)}, 1);
+  own.sessions[0][1].cut_off = true;
+  own.let_first = 1;
+  EXPECT_EQ(Sql(own.Serialized()), (std::vector<std::string>{"0", "1", "2"}));
+}
+
 // Each session a thread that "executes" a statement instantly, between
 // Turns::Start and Turns::Finish: the seqs in the order they started (Start
 // called) and executed (Start returned).

@@ -10,7 +10,7 @@ DEBS    := cmake g++ make libboost-dev nlohmann-json3-dev libperl-dev libmariadb
            libbenchmark-dev clang libclang-rt-14-dev
 export PYTHONPATH := $(CURDIR)/python
 
-.PHONY: deps build test sanitize tsan asan demo bench fuzz clean
+.PHONY: deps build check test sanitize tsan asan demo bench fuzz clean
 
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -25,8 +25,17 @@ build: deps
 
 # pytest in two processes, a test file each at a time (a module's server is
 # shared by its tests), since most tests wait on servers; then, alone, the
-# tests marked `timing` (speed comparisons, replayed races).
-PYTEST := $(PY) -m pytest tests/python -q -p no:cacheprovider --durations=10
+# tests marked `timing` (speed comparisons, replayed races). -rs: every skip
+# says why.
+PYTEST := $(PY) -m pytest tests/python -q -rs -p no:cacheprovider --durations=10
+
+# The fast tier, for every change: GoogleTest and the Python tests not marked
+# `slow` or `timing` (at most 5 minutes of testing on 2 cores).
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j2
+	$(PYTEST) -n 2 --dist loadfile -m "not slow and not timing"
+
+# Everything: the sanitizer builds, all of pytest, then the timing tests alone.
 test: build sanitize
 	cd $(BUILD) && ctest --output-on-failure -j2
 	$(PYTEST) -n 2 --dist loadfile -m "not timing"

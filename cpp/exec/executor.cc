@@ -15,136 +15,19 @@
 #include "exec/clock.h"
 #include "exec/error_table.h"
 #include "exec/hang_evidence.h"
+#include "exec/executor_state.h"
 #include "exec/turns.h"
 #include "generate/statements.h"
 
 namespace gauntlet {
 namespace {
 
+using executor_internal::DeadTarget;
+using executor_internal::Seconds;
 using nlohmann::json;
-
-std::string Seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g s", s);
-  return buf;
-}
-
-bool SqlStartsWith(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && strncasecmp(s.data(), prefix.data(), prefix.size()) == 0;
-}
-
-bool IsCommit(std::string_view s) { return SqlStartsWith(s, "COMMIT"); }
-
-// A statement log line; SQL that is not UTF-8 (binary values) is kept exact
-// as "sql_hex" instead.
-std::string DumpLogLine(json& line) {
-  try {
-    return line.dump();
-  } catch (const json::type_error&) {
-    static const char kHex[] = "0123456789abcdef";
-    const std::string sql = line["sql"].get<std::string>();
-    std::string hex;
-    for (const unsigned char c : sql) {
-      hex += kHex[c >> 4];
-      hex += kHex[c & 15];
-    }
-    line.erase("sql");
-    line["sql_hex"] = hex;
-    return line.dump(-1, ' ', false, json::error_handler_t::replace);
-  }
-}
 
 }  // namespace
 
-// State shared by the workers and the watchdog.
-struct Executor::Shared {
-  std::atomic<bool> stop{false};
-  std::atomic<int64_t> stopped_at{0};  // when stop was set
-  std::atomic<int64_t> last_progress{0};
-  std::mutex mu;  // guards everything below
-  std::string stop_reason;
-  RunResult result;
-  std::ofstream events;
-  std::map<unsigned, uint64_t> connect_errors;
-  std::unique_ptr<FindingLog> findings;
-  int64_t start_ns = 0;
-  std::atomic<uint64_t> seq{0};  // statements started, all sessions
-  // Statements that change data: their starts and ends (an epoch), and how
-  // many run now; a statement during which these moved saw other sessions write.
-  std::atomic<uint64_t> write_epoch{0};
-  std::atomic<int> writes_in_flight{0};
-
-  std::unique_ptr<Turns> turns;  // a script's, when `ordered`
-
-  // Open loop: when the next query is due, and the arrival gaps' source.
-  std::mutex due_mu;
-  int64_t next_due = 0;
-  Rng arrivals;
-
-  double Since(int64_t ns) const { return static_cast<double>(ns - start_ns) / 1e9; }
-
-  // REQUIRES: mu held.
-  void Event(const json& j) {
-    if (events.is_open()) events << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
-  }
-  void AddFinding(Finding f) {
-    json j = f.ToJson();
-    if (!findings->Add(std::move(f))) return;  // seen before: counted
-    std::lock_guard<std::mutex> lock(mu);
-    j["type"] = "finding";
-    Event(j);
-  }
-};
-
-struct Executor::Worker {
-  int id = 0;
-  std::unique_ptr<Session> session;
-  std::unique_ptr<Generator> generator;
-  std::thread thread;
-  std::ofstream log;
-
-  std::mutex mu;  // guards the per-second block, errors, target totals and `current`
-  LatencyHistogram second;
-  LatencyHistogram second_queries;
-  KindCounts second_kinds{};
-  uint64_t second_commits = 0;
-  std::map<unsigned, uint64_t> errors;
-  std::map<unsigned, std::vector<RunResult::ErrorExample>> error_examples;
-  std::vector<TargetStats> targets;  // only with more than one target
-  std::string current;
-  uint64_t queries = 0;
-  uint64_t cancelled = 0;  // statements that returned after the run stopped
-  double generate_seconds = 0;
-  std::vector<OracleStats> oracles;  // per oracle of the run
-  // The session's last statements, for findings: a ring.
-  std::vector<std::string> history;
-  size_t history_next = 0;
-  // Its SET statements since it connected: a finding may need a setting made
-  // long before the statements the ring still holds.
-  std::vector<std::string> settings;
-
-  std::atomic<int64_t> generate_start{0};   // 0 when not generating
-  std::atomic<bool> waiting{false};         // open loop: for its next query to be due
-  std::atomic<bool> done{false};
-
-  void Remember(std::string_view sql) {
-    if (history.empty()) return;
-    history[history_next % history.size()].assign(sql.data(), std::min<size_t>(sql.size(), 20000));
-    ++history_next;
-  }
-  void RememberSetting(std::string_view sql) {
-    constexpr size_t kMaxSettings = 200;
-    if (settings.size() == kMaxSettings) settings.erase(settings.begin());
-    settings.emplace_back(sql.substr(0, 2000));
-  }
-  // The statements before the last one, oldest first.
-  std::vector<std::string> Preceding() const {
-    std::vector<std::string> out;
-    const size_t n = std::min(history_next == 0 ? 0 : history_next - 1, history.size() - 1);
-    for (size_t i = history_next - 1 - n; i + 1 < history_next; ++i) out.push_back(history[i % history.size()]);
-    return out;
-  }
-};
 
 Executor::Executor(std::shared_ptr<const Grammar> grammar, Schema schema, std::vector<Target> targets,
                    RunOptions options, Oracles oracles)
@@ -210,91 +93,6 @@ bool Executor::Stop(const std::string& reason) {
 // stopping, a server is gone (the caller reports the crash) or one refused
 // connections for longer than the hang timeout (an "unreachable" finding,
 // reported here).
-bool Executor::Connect(Worker& w) {
-  const double patience = options_.hang_timeout > 0 ? options_.hang_timeout : 60;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(patience);
-  for (size_t t = 0; t < targets_.size(); ++t) w.session->Close(t);
-  {
-    std::lock_guard<std::mutex> lock(w.mu);
-    w.settings.clear();  // a new session starts from the server's defaults
-  }
-  for (size_t t = 0; t < targets_.size(); ++t) {
-    ServerProbe* probe = targets_[t].probe;
-    while (true) {
-      if (shared_->stop) return false;
-      if (probe != nullptr && !probe->Alive()) return false;
-      Outcome error;
-      if (w.session->Open(t, &error)) {
-        if (options_.statement_timeout > 0)
-          w.session->Execute(t, "SET SESSION max_statement_time = " + std::to_string(options_.statement_timeout));
-        if (t == 0 && w.generator) w.generator->set_connection_id(w.session->connection_id(0));
-        break;
-      }
-      {
-        std::lock_guard<std::mutex> lock(shared_->mu);
-        ++shared_->connect_errors[error.error_code];
-      }
-      if (Clock::now() > deadline) {
-        if (probe != nullptr && !probe->Alive()) return false;
-        Finding f;
-        f.kind = "unreachable";
-        f.at = shared_->Since(NowNs());
-        f.thread = w.id;
-        f.targets = {targets_[t].name};
-        f.signature = "unreachable: error " + std::to_string(error.error_code);
-        f.detail = "the server is alive but refused connections for " + Seconds(patience) + ": " + error.message;
-        if (Stop("unreachable")) shared_->AddFinding(std::move(f));
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  }
-  return true;
-}
-
-namespace {
-// The first target whose server is gone, or `fallback`.
-size_t DeadTarget(const std::vector<Target>& targets, size_t fallback) {
-  for (size_t t = 0; t < targets.size(); ++t)
-    if (targets[t].probe != nullptr && !targets[t].probe->Alive()) return t;
-  return fallback;
-}
-}  // namespace
-
-void Executor::ReportCrash(Worker& w, std::string_view statement, size_t target) {
-  // Stop first: collecting the report (gdb on a core) takes seconds, and the
-  // other sessions must not carry on against a dead server meanwhile. The
-  // session that stops the run reports; the others saw the same crash.
-  if (!Stop("crash")) return;
-  Finding f = Stamped(w, Finding{}, statement);
-  f.targets = {targets_[target].name};
-  if (targets_[target].probe != nullptr) f.crash = targets_[target].probe->Crash();
-  // The session that noticed first need not be the one that crashed it: the
-  // server's own report names the statement and its session.
-  if (!f.crash.query.empty()) {
-    f.statement = f.crash.query;
-    for (const auto& other : workers_)
-      if (other->session->connection_id(target) == f.crash.connection_id && other.get() != &w) {
-        f.thread = other->id;
-        f.preceding.clear();  // that session's history is its own
-        f.settings.clear();
-      }
-  }
-  if (f.crash.shutdown) {
-    f.kind = "shutdown";
-    f.signature = "shutdown: the server shut down normally (a SHUTDOWN statement or a signal)";
-    {
-      std::lock_guard<std::mutex> lock(shared_->mu);
-      shared_->stop_reason = "shutdown";
-    }
-  } else {
-    f.kind = "crash";
-    f.signature = f.crash.signature.empty() ? "crash: no report in the error log" : f.crash.signature;
-  }
-  f.detail = f.crash.log_excerpt.substr(0, 8000);
-  shared_->AddFinding(std::move(f));
-}
-
 void Executor::ReportFailure(const std::string& kind, int thread, const std::string& message) {
   std::lock_guard<std::mutex> lock(shared_->mu);
   // Once the run stops, generation is interrupted on purpose: not a failure.
@@ -326,240 +124,6 @@ void Executor::WorkerLoop(Worker& w) {
   w.generate_start = 0;
   if (w.log.is_open()) w.log.flush();
   w.done = true;
-}
-
-void Executor::LogStatement(Worker& w, uint64_t seq, size_t piece, int64_t start_ns, int64_t end_ns,
-                            const char* outcome, const Outcome& o, std::string_view sql, const json& key,
-                            const std::vector<Outcome>* each) {
-  json line = {{"seq", seq}, {"thread", w.id}, {"query", w.queries - 1}, {"piece", piece},
-               {"start", static_cast<double>(start_ns) / 1e9}, {"end", static_cast<double>(end_ns) / 1e9},
-               {"outcome", outcome}, {"error", o.error_code}, {"sql", sql}};
-  if (each != nullptr) {  // each target's time: what a query-level comparison of targets reads
-    json ms = json::array();
-    for (const Outcome& x : *each) ms.push_back(static_cast<double>(x.nanos) / 1e6);
-    line["target_ms"] = std::move(ms);
-  }
-  if (piece == 0 && !key.is_null()) line["key"] = key;
-  w.log << DumpLogLine(line) << '\n';
-}
-
-int64_t Executor::WaitDue(Worker& w) {
-  int64_t due;
-  {
-    std::lock_guard<std::mutex> lock(shared_->due_mu);
-    // Exponential gaps, -ln(1 - U) / rate, as sysbench's --rate draws them.
-    shared_->next_due += static_cast<int64_t>(-std::log1p(-shared_->arrivals.Uniform01()) / options_.rate * 1e9);
-    shared_->arrivals.ClearChoices();  // nothing replays arrivals: do not keep them
-    due = shared_->next_due;
-  }
-  // A session waiting for work is not hung: the hang clock stands still
-  // while it waits (Watch) and starts again when it wakes.
-  if (due <= NowNs()) return due;
-  w.waiting = true;
-  const bool woke = SleepUntil(due, shared_->stop);
-  shared_->last_progress = NowNs();
-  w.waiting = false;
-  return woke ? due : 0;
-}
-
-Finding Executor::Stamped(Worker& w, Finding f, std::string_view statement) const {
-  f.at = shared_->Since(NowNs());
-  f.thread = w.id;
-  f.statement = statement;
-  f.preceding = w.Preceding();
-  std::lock_guard<std::mutex> lock(w.mu);
-  f.settings = w.settings;
-  return f;
-}
-
-void Executor::AddSessionFinding(Worker& w, Finding found, std::string_view statement, const ReplayKey* key) {
-  Finding f = Stamped(w, std::move(found), statement);
-  if (key != nullptr) f.key = key->ToJson();
-  shared_->AddFinding(std::move(f));
-}
-
-void Executor::RunOracles(Worker& w, std::string_view sql, const std::vector<Outcome>& outcomes,
-                          const std::vector<ResultSet>& results, const ReplayKey* key, bool others_wrote) {
-  Observation o{w.id, sql, outcomes, results, *w.session, others_wrote, {}};
-  if (options_.threads > 1) o.writes = {&shared_->write_epoch, &shared_->writes_in_flight};
-  for (size_t i = 0; i < oracles_.size(); ++i) {
-    if (shared_->stop) return;
-    Verdict v = oracles_[i]->Check(o);
-    OracleStats& stats = w.oracles[i];
-    switch (v.kind) {
-      case Verdict::kNotApplicable: break;
-      case Verdict::kPassed: ++stats.passed; break;
-      case Verdict::kSkipped: ++stats.skipped[v.reason]; break;
-      case Verdict::kFired:
-        ++stats.fired;
-        if (v.finding.oracle.empty() || v.finding.oracle == "crash") v.finding.oracle = oracles_[i]->name();
-        AddSessionFinding(w, std::move(v.finding), sql, key);
-        break;
-    }
-  }
-}
-
-void Executor::RunSession(Worker& w) {
-  const int64_t start = shared_->start_ns;
-  const size_t n_targets = targets_.size();
-  if (!Connect(w)) {
-    if (!shared_->stop) ReportCrash(w, "", DeadTarget(targets_, 0));
-    return;
-  }
-  std::vector<std::string_view> statements;
-  std::vector<Outcome> outcomes(n_targets);
-  std::vector<ResultSet> results;
-  std::vector<bool> ran;  // the targets a statement ran on (all but after a lost session)
-  size_t cursor = 0;  // into the script session
-  while (!shared_->stop) {
-    if (options_.queries > 0 && w.queries >= options_.queries) break;
-    const ScriptStatement* scripted = nullptr;
-    ReplayKey replay_key;
-    const ReplayKey* key = nullptr;  // the query's, when generated
-    json key_json;                   // for the statement log
-    int64_t due = 0;                 // open loop: when the query was due
-    if (script_) {
-      const auto& mine = script_->sessions[w.id - 1];
-      if (cursor == mine.size()) break;
-      scripted = &mine[cursor++];
-      statements.assign(1, scripted->sql);
-    } else {
-      if (options_.rate > 0 && (due = WaitDue(w)) == 0) break;
-      replay_key = w.generator->NextKey();
-      key = &replay_key;
-      if (w.log.is_open()) key_json = replay_key.ToJson();
-      const int64_t gen_start = NowNs();
-      w.generate_start = gen_start;
-      const std::string& query = w.generator->Next();
-      w.generate_start = 0;
-      SplitStatements(query, &statements);
-      w.generate_seconds += static_cast<double>(NowNs() - gen_start) / 1e9;
-    }
-    ++w.queries;
-    if (statements.empty()) shared_->last_progress = NowNs();  // an empty query is not a hang
-    int64_t query_start = due;
-    bool complete = !statements.empty();
-    for (size_t piece = 0; piece < statements.size(); ++piece) {
-      const std::string_view sql = statements[piece];
-      if (shared_->stop) {
-        complete = false;
-        break;
-      }
-      if (scripted != nullptr && shared_->turns && !shared_->turns->Wait(w.id - 1, *scripted)) return;
-      {
-        std::lock_guard<std::mutex> lock(w.mu);
-        w.current = sql;
-      }
-      w.Remember(sql);
-      const bool check = scripted == nullptr || scripted->check;
-      bool want_rows = false;
-      if (check)
-        for (const auto& oracle : oracles_) want_rows |= oracle->WantsRows(sql);
-      if (want_rows) results.assign(n_targets, ResultSet());
-      else results.clear();
-      const uint64_t seq = shared_->seq.fetch_add(1);
-      if (scripted != nullptr && shared_->turns) shared_->turns->Start(w.id - 1, *scripted);
-      const int64_t started = NowNs();
-      if (query_start == 0) query_start = started;
-      // Whether other sessions write meanwhile (for the oracles, with more than one session).
-      const bool track_writes = !oracles_.empty() && options_.threads > 1;
-      const bool writes = track_writes && !VerbChangesNoData(Verb(sql));
-      const int writing0 = track_writes ? shared_->writes_in_flight.load() : 0;
-      const uint64_t epoch0 = track_writes ? shared_->write_epoch.load() : 0;
-      if (writes) {
-        ++shared_->writes_in_flight;
-        ++shared_->write_epoch;
-      }
-      // Lockstep: the same statement on every target, in the targets' order or
-      // the reverse (by a hash of its number, not its parity: a transaction's
-      // statements come in fixed counts), so that no target is always first:
-      // the first pays for waking the client's path, 5-15% of a 0.1 ms
-      // statement in an A/A comparison of two equal servers.
-      const bool reverse = n_targets > 1 && (seq * 0x9E3779B97F4A7C15ULL) >> 63;
-      size_t failed = n_targets;  // the target whose session was lost, if any
-      ran.assign(n_targets, false);
-      for (size_t k = 0; k < n_targets; ++k) {
-        const size_t t = reverse ? n_targets - 1 - k : k;
-        outcomes[t] = w.session->Execute(t, sql, want_rows ? &results[t] : nullptr);
-        ran[t] = true;
-        if (outcomes[t].kind == OutcomeKind::kConnectionLost) {
-          failed = t;
-          break;
-        }
-      }
-      const bool others_wrote = track_writes && (writing0 > 0 || shared_->write_epoch != epoch0 + (writes ? 1 : 0));
-      if (writes) {
-        ++shared_->write_epoch;
-        --shared_->writes_in_flight;
-      }
-      // Taken before the others learn it finished: a replay's log then shows
-      // every statement that waited for it starting after its end.
-      const int64_t now = NowNs();
-      if (scripted != nullptr && shared_->turns) shared_->turns->Finish(w.id - 1);
-      shared_->last_progress = now;
-      Outcome& o = outcomes[failed == n_targets ? 0 : failed];
-      if (shared_->stop) {
-        // In flight when the run ended (and cancelled by it): neither an
-        // error nor a latency of the workload.
-        ++w.cancelled;
-        if (w.log.is_open()) LogStatement(w, seq, piece, started - start, now - start, "cancelled", o, sql, key_json);
-        return;
-      }
-      const bool lost = failed != n_targets;
-      ServerProbe* probe = lost ? targets_[failed].probe : nullptr;
-      if (lost && probe != nullptr && !probe->Alive()) o.kind = OutcomeKind::kServerCrashed;
-      const Outcome& first = ran[0] ? outcomes[0] : o;  // the lost session's, when the first never ran
-      {
-        std::lock_guard<std::mutex> lock(w.mu);
-        w.second.Record(first.nanos);
-        ++w.second_kinds[static_cast<size_t>(first.kind)];
-        if (first.error_code != 0 && ++w.errors[first.error_code] <= RunResult::kExamplesPerError)
-          w.error_examples[first.error_code].push_back({std::string(sql.substr(0, 2000)), first.message});
-        if (first.ok() && IsCommit(sql)) ++w.second_commits;
-        if (first.ok() && Verb(sql) == "SET" && !SqlStartsWith(sql, "SET STATEMENT")) w.RememberSetting(sql);
-        if (n_targets > 1)
-          for (size_t t = 0; t < n_targets; ++t) {
-            if (!ran[t]) continue;
-            TargetStats& ts = w.targets[t];
-            ts.latency.Record(outcomes[t].nanos);
-            ++ts.kinds[static_cast<size_t>(outcomes[t].kind)];
-            if (outcomes[t].error_code != 0) ++ts.errors[outcomes[t].error_code];
-          }
-      }
-      if (w.log.is_open())
-        LogStatement(w, seq, piece, started - start, now - start, OutcomeKindName(o.kind), o, sql, key_json,
-                     n_targets > 1 && !lost ? &outcomes : nullptr);
-      for (size_t t = 0; t < n_targets; ++t) {
-        if (!ran[t] || outcomes[t].kind != OutcomeKind::kCorruption) continue;
-        Finding f;
-        f.kind = "corruption";
-        f.targets = {targets_[t].name};
-        f.signature = "error " + std::to_string(outcomes[t].error_code) + " " +
-                      ErrorTable::Default().Name(outcomes[t].error_code);
-        f.detail = outcomes[t].message;
-        AddSessionFinding(w, std::move(f), sql, key);
-      }
-      if (o.kind == OutcomeKind::kServerCrashed) {
-        ReportCrash(w, sql, failed);
-        return;
-      }
-      if (lost) {
-        if (shared_->stop) return;
-        // A killed session, or a server that died meanwhile.
-        if (!Connect(w)) {
-          if (!shared_->stop) ReportCrash(w, sql, DeadTarget(targets_, failed));
-          return;
-        }
-        complete = false;
-        break;  // the rest of this query assumed the lost session's state
-      }
-      if (check && !oracles_.empty()) RunOracles(w, sql, outcomes, results, key, others_wrote);
-    }
-    if (complete && !shared_->stop) {
-      std::lock_guard<std::mutex> lock(w.mu);
-      w.second_queries.Record(NowNs() - query_start);
-    }
-  }
 }
 
 SecondStats Executor::CloseSecond(double t, bool whole) {
@@ -701,6 +265,26 @@ RunResult Executor::Run(const Tick& tick) {
   json described = json::object();
   for (const Target& t : targets_) described[t.name] = t.description;
   shared_->findings = std::make_unique<FindingLog>(options_.out_dir, options_.known_bugs, described);
+  StartWorkers();
+  Supervise(tick);
+  for (auto& w : workers_) w->thread.join();
+  const double end = shared_->Since(NowNs());
+  // The last, partial second counts in the totals but is no second of the
+  // timeline: a rate over a fraction of a second is no rate.
+  CloseSecond(end, /*whole=*/false);
+  WatchOracles(end);  // what the last moments wrote to the error log
+  RunResult result = Gather(end);
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    json j = {{"type", "end"}, {"seconds", end}, {"stop_reason", result.stop_reason},
+              {"statements", result.statements}};
+    shared_->Event(j);
+  }
+  workers_.clear();
+  return result;
+}
+
+void Executor::StartWorkers() {
   for (int i = 0; i < options_.threads; ++i) {
     auto w = std::make_unique<Worker>();
     w->id = i + 1;
@@ -753,7 +337,9 @@ RunResult Executor::Run(const Tick& tick) {
                   std::to_string(options_.threads) + ": " + e.what());
     }
   }
+}
 
+void Executor::Supervise(const Tick& tick) {
   double next_second = 1.0;
   while (true) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -763,36 +349,29 @@ RunResult Executor::Run(const Tick& tick) {
     for (auto& w : workers_) all_done &= w->done.load();
     if (all_done) {
       if (!shared_->stop) Stop(script_ ? "script" : "queries");
-      break;
+      return;
     }
     std::optional<SecondStats> closed;
     while (elapsed >= next_second) {
       closed = CloseSecond(next_second);
       next_second += 1.0;
     }
-    if (closed)
-      for (const auto& oracle : oracles_)
-        for (Finding& f : oracle->Watch()) {
-          f.at = elapsed;
-          if (f.oracle.empty() || f.oracle == "crash") f.oracle = oracle->name();
-          shared_->AddFinding(std::move(f));
-        }
+    if (closed) WatchOracles(elapsed);
     if (tick && tick(closed ? &*closed : nullptr)) Stop("interrupted");
     Watch(elapsed);
   }
-  for (auto& w : workers_) w->thread.join();
-  const double end = shared_->Since(NowNs());
-  // The last, partial second counts in the totals but is no second of the
-  // timeline: a rate over a fraction of a second is no rate.
-  CloseSecond(end, /*whole=*/false);
-  // What the last moments wrote to the error log.
+}
+
+void Executor::WatchOracles(double at) {
   for (const auto& oracle : oracles_)
     for (Finding& f : oracle->Watch()) {
-      f.at = end;
+      f.at = at;
       if (f.oracle.empty() || f.oracle == "crash") f.oracle = oracle->name();
       shared_->AddFinding(std::move(f));
     }
+}
 
+RunResult Executor::Gather(double end) {
   RunResult result;
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
@@ -830,14 +409,6 @@ RunResult Executor::Run(const Tick& tick) {
     result.targets[0].errors = result.errors;
     result.targets[0].latency = result.latency;
   }
-  {
-    std::lock_guard<std::mutex> lock(shared_->mu);
-    json j = {{"type", "end"}, {"seconds", end}, {"stop_reason", result.stop_reason},
-              {"statements", result.statements}};
-    shared_->Event(j);
-  }
-  workers_.clear();
   return result;
 }
-
 }  // namespace gauntlet

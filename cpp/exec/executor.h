@@ -96,8 +96,22 @@ class Executor {
  private:
   struct Worker;
   struct Shared;
+  struct Query;
+  struct Sent;
+  // What a session does after a statement.
+  enum class After { kNext, kEndQuery, kEndSession };
   void WorkerLoop(Worker& w);
+  // A session's queries until the run stops, its script or query budget ends, or its server is lost.
   void RunSession(Worker& w);
+  // The session's next query as statements, from the script or the generator; false when it has none.
+  bool NextQuery(Worker& w, size_t& cursor, Query& q);
+  // Statement `piece` of `q`: sent, counted, logged, checked by the oracles.
+  After RunStatement(Worker& w, const Query& q, size_t piece, int64_t& query_start);
+  // Sends `sql` to every target in lockstep (w.outcomes, w.results, w.ran), stopping at a lost session.
+  Sent Send(Worker& w, std::string_view sql, const ScriptStatement* scripted, bool want_rows);
+  // Adds the statement to the session's second: `first` is the outcome that counts for the run.
+  void Count(Worker& w, std::string_view sql, const Outcome& first);
+  void ReportCorruption(Worker& w, std::string_view sql, const ReplayKey* key);
   bool Connect(Worker& w);
   // Open loop: waits until the next query is due; returns when it was due
   // (0 when the run stops first).
@@ -116,6 +130,12 @@ class Executor {
                     const Outcome& o, std::string_view sql, const nlohmann::json& key,
                     const std::vector<Outcome>* each = nullptr);
   void Watch(double now);
+  // Run's phases: the sessions' threads started; the run watched until it stops (seconds closed,
+  // deadlines, hangs, the tick); the oracles' periodic findings collected; the sessions' totals summed.
+  void StartWorkers();
+  void Supervise(const Tick& tick);
+  void WatchOracles(double at);
+  RunResult Gather(double end);
   void KillQuery(const Session::Busy& busy);
 
   std::shared_ptr<const Grammar> grammar_;  // null when executing a script

@@ -18,6 +18,7 @@
 #define GAUNTLET_GENERATE_QUERY_BUILDER_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -79,7 +80,27 @@ class QueryBuilder {
   void Window(std::string& out, SqlType* type);
   void Aggregate(std::string& out, SqlType* type);
 
+  // An expression of family `t`: a leaf, control flow, or a function or operator of the family
+  // (IntExpr ... JsonExpr) whose operands are of their own families or of `any`, one family drawn
+  // per expression.
   void E(std::string& out, SqlType t, int depth);
+  void ControlFlow(std::string& out, SqlType t, int depth);
+  void IntExpr(std::string& out, SqlType any, int depth);
+  void DecimalExpr(std::string& out, SqlType any, int depth);
+  void RealExpr(std::string& out, SqlType any, int depth);
+  void StringExpr(std::string& out, SqlType any, int depth);
+  void BinaryExpr(std::string& out, SqlType any, int depth);
+  void DateExpr(std::string& out, SqlType any, int depth);
+  void TimeExpr(std::string& out, SqlType any, int depth);
+  void DatetimeExpr(std::string& out, SqlType any, int depth);
+  void JsonExpr(std::string& out, SqlType any, int depth);
+  // f(a, b, ...), each argument an expression of its family.
+  void Call(std::string& out, const char* f, std::initializer_list<SqlType> args, int depth);
+  // CAST(expression of `from` AS one of `to`), `to` holding the text from " AS" on.
+  void CastTo(std::string& out, SqlType from, std::initializer_list<const char*> to, int depth);
+  // (a OP b), each side of its family `percent`% of the time, else of `any`.
+  void BinaryOp(std::string& out, SqlType left, SqlType right, SqlType any, int percent,
+                std::initializer_list<const char*> ops, int depth);
   void Cond(std::string& out, int depth);
   void Compare(std::string& out, int depth);
   void Leaf(std::string& out, SqlType t);

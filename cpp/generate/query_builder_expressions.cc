@@ -294,290 +294,18 @@ void QueryBuilder::E(std::string& out, SqlType t, int depth) {
   if (t == T::kBool) return Cond(out, depth);
   const uint64_t k = depth >= 3 ? 0 : Below(depth >= 2 ? 4 : 10);
   if (k <= 2) return Leaf(out, t);
-  const auto arg = [&](T type) { E(out, type, depth + 1); };
-  const auto call = [&](const char* f, std::initializer_list<T> args) {
-    out += f;
-    out += '(';
-    bool first = true;
-    for (T a : args) {
-      if (!first) out += ", ";
-      first = false;
-      arg(a);
-    }
-    out += ')';
-  };
-  if (k == 3 && !IsRestricted(t)) {  // control flow, any family
-    switch (Below(7)) {
-      case 0: return call("IF", {T::kBool, t, t});
-      case 1: case 2: return call(Pick({"IFNULL", "COALESCE", "NULLIF", "GREATEST", "LEAST"}), {t, t});
-      case 3:
-        out += "CASE WHEN ";
-        Cond(out, depth + 1);
-        out += " THEN ";
-        E(out, t, depth + 1);
-        out += " ELSE ";
-        E(out, t, depth + 1);
-        out += " END";
-        return;
-      case 4: {
-        out += "CASE ";
-        const T key = kScalar[Below(std::size(kScalar))];
-        E(out, key, depth + 1);
-        out += " WHEN ";
-        Literal(out, Comparable(key));
-        out += " THEN ";
-        E(out, t, depth + 1);
-        out += " END";
-        return;
-      }
-      case 5:
-        if (aggregates_) {
-          const bool numeric = t == T::kInt || t == T::kDecimal || t == T::kReal;
-          out += numeric ? Pick({"SUM(", "MIN(", "MAX(", "AVG("}) : Pick({"MIN(", "MAX("});
-          const auto* groups = groups_;
-          groups_ = nullptr;
-          aggregates_ = false;
-          E(out, t, depth + 1);
-          groups_ = groups;
-          aggregates_ = true;
-          out += ')';
-          return;
-        }
-        [[fallthrough]];
-      default:
-        if (sub_depth_ < 2 && !aggregates_ && SubqueryAffordable()) return Subquery(out, depth, t, true);
-        return Leaf(out, t);
-    }
-  }
+  if (k == 3 && !IsRestricted(t)) return ControlFlow(out, t, depth);
   const T any = kScalar[Below(std::size(kScalar))];
-  // CAST of an expression of any family to one of `to` (" AS SIGNED)", ...).
-  const auto cast = [&](std::initializer_list<const char*> to) {
-    out += "CAST(";
-    arg(any);
-    out += *(to.begin() + Below(to.size()));
-  };
-  // (a OP b), each side of its family `percent`% of the time, else of `any`.
-  const auto binary = [&](T left, T right, int percent, std::initializer_list<const char*> ops) {
-    out += '(';
-    arg(Percent(percent) ? left : any);
-    out += *(ops.begin() + Below(ops.size()));
-    arg(Percent(percent) ? right : any);
-    out += ')';
-  };
   switch (t) {
-    case T::kInt:
-      switch (Below(9)) {
-        case 0: case 1:
-          return binary(T::kInt, T::kInt, 70,
-                        {" + ", " - ", " * ", " DIV ", " MOD ", " % ", " & ", " | ", " ^ ", " << ", " >> "});
-        case 2:
-          if (Percent(50)) return call(Pick({"-", "~", "ABS", "SIGN"}), {T::kInt});
-          return cast({" AS SIGNED)", " AS UNSIGNED)", " AS INTEGER)"});
-        case 3:
-          return call(Pick({"LENGTH", "CHAR_LENGTH", "ASCII", "CRC32", "BIT_LENGTH", "ORD", "OCTET_LENGTH"}),
-                      {T::kString});
-        case 4:
-          return call(Pick({"LOCATE", "STRCMP", "INSTR", "FIND_IN_SET", "FIELD"}), {T::kString, T::kString});
-        case 5:
-          if (Percent(50))
-            return call(Pick({"YEAR", "MONTH", "DAYOFWEEK", "TO_DAYS", "DAYOFYEAR", "QUARTER", "WEEKDAY"}),
-                        {T::kDate});
-          if (Percent(50)) return call(Pick({"HOUR", "MINUTE", "TIME_TO_SEC", "MICROSECOND"}), {T::kTime});
-          if (Percent(50)) return call("DATEDIFF", {T::kDatetime, T::kDate});
-          out += std::string("TIMESTAMPDIFF(") + Pick({"SECOND", "DAY", "MONTH", "MICROSECOND"}) + ", ";
-          arg(T::kDatetime);
-          out += ", ";
-          arg(T::kDatetime);
-          out += ')';
-          return;
-        case 6:
-          return call(Pick({"FLOOR", "CEILING", "ROUND", "BIT_COUNT", "SIGN"}),
-                      {Pick({T::kDecimal, T::kReal, T::kInt})});
-        case 7:
-          return call(Pick({"JSON_LENGTH", "JSON_DEPTH", "JSON_VALID"}), {T::kJson});
-        default:
-          if (Percent(50)) return call("INTERVAL", {T::kInt, T::kInt, T::kInt});
-          out += '(';
-          Cond(out, depth + 1);
-          out += ')';
-          return;
-      }
-    case T::kDecimal:
-      switch (Below(4)) {
-        case 0: case 1:
-          out += '(';
-          arg(Percent(60) ? T::kDecimal : any);
-          out += Pick({" + ", " - ", " * ", " / ", " MOD "});
-          arg(Percent(60) ? Pick({T::kDecimal, T::kInt}) : any);
-          out += ')';
-          return;
-        case 2:
-          return cast({" AS DECIMAL(10,2))", " AS DECIMAL(65,30))", " AS DECIMAL(1,1))", " AS DECIMAL(38,0))", " AS DECIMAL)"});
-        default:
-          out += Pick({"ROUND(", "TRUNCATE("});
-          arg(Pick({T::kDecimal, T::kReal}));
-          out += Pick({", 0)", ", 2)", ", -1)", ", 30)"});
-          return;
-      }
-    case T::kReal:
-      switch (Below(4)) {
-        case 0:
-          return cast({" AS DOUBLE)", " AS FLOAT)"});
-        case 1:
-          return binary(T::kReal, T::kReal, 60, {" + ", " - ", " * ", " / "});
-        case 2:
-          return call(Pick({"SQRT", "LN", "LOG10", "SIN", "ATAN", "DEGREES", "RADIANS", "COS"}), {T::kReal});
-        default:
-          // Now and then nondeterministic: the oracles must recognise it.
-          if (Percent(10)) return void(out += Pick({"RAND()", "RAND() * 0", "UNIX_TIMESTAMP(NOW(6))"}));
-          if (Percent(50)) return call("ATAN2", {T::kReal, T::kInt});
-          out += "POW(";
-          arg(T::kReal);
-          out += Pick({", 2)", ", 0.5)", ", -1)", ", 3)"});
-          return;
-      }
-    case T::kString:
-      switch (Below(10)) {
-        case 0:
-          return call("CONCAT", {any, any});
-        case 1:
-          out += "CONCAT_WS(',', ";
-          arg(any);
-          out += ", ";
-          arg(any);
-          out += ')';
-          return;
-        case 2: {
-          static const char* const kCuts[] = {"SUBSTRING(", "LEFT(", "RIGHT(", "REPEAT(", "LPAD(", "RPAD("};
-          const size_t f = Below(std::size(kCuts));
-          out += kCuts[f];
-          arg(T::kString);
-          out += Pick({", 0", ", 1", ", 2", ", 3", ", -1"});
-          out += f >= 4 ? ", 'x')" : ")";  // the pads take a padding
-          return;
-        }
-        case 3:
-          return call(Pick({"UPPER", "LOWER", "TRIM", "LTRIM", "RTRIM", "REVERSE", "HEX", "QUOTE", "SOUNDEX",
-                            "TO_BASE64", "MD5"}),
-                      {any});
-        case 4:
-          return cast({" AS CHAR)", " AS CHAR(3))", " AS CHAR(0))", " AS CHAR CHARACTER SET latin1)", " AS NCHAR(5))"});
-        case 5:
-          out += "CONVERT(";
-          arg(T::kString);
-          out += Pick({" USING utf8mb4)", " USING latin1)", " USING utf8mb4) COLLATE utf8mb4_bin",
-                       " USING utf8mb4) COLLATE utf8mb4_unicode_ci"});
-          return;
-        case 6:
-          out += "DATE_FORMAT(";
-          arg(Pick({T::kDatetime, T::kDate}));
-          out += Pick({", '%Y-%m-%d')", ", '%H:%i:%s.%f')", ", '%W %M %D')", ", '%j %U %x')"});
-          return;
-        case 7: {
-          const bool value = Percent(35);
-          out += value ? "JSON_VALUE(" : Pick({"JSON_UNQUOTE(JSON_EXTRACT(", "JSON_UNQUOTE(JSON_QUERY("});
-          arg(T::kJson);
-          out += ", ";
-          out += Pick(kJsonPaths);
-          out += value ? ")" : "))";
-          return;
-        }
-        case 8:
-          out += Pick({"ExtractValue('<a><b>x</b><b>y</b><c id=\"1\">z</c></a>', ",
-                       "ExtractValue('<r><n>1</n><n>2</n></r>', "});
-          out += Pick({"'/a/b'", "'//b[1]'", "'/a/c/@id'", "'count(//n)'", "'//n[. > 1]'", "'/a/b[last()]'"});
-          out += ')';
-          return;
-        default:
-          if (Percent(50)) {
-            out += "ELT(";
-            arg(T::kInt);
-            out += ", 'a', 'b', 'c')";
-            return;
-          }
-          if (Percent(50)) {
-            out += "SUBSTRING_INDEX(";
-            arg(T::kString);
-            out += Pick({", 'a', 1)", ", ',', -1)", ", '', 2)"});
-            return;
-          }
-          out += "REPLACE(";
-          arg(T::kString);
-          out += ", 'a', 'xy')";
-          return;
-      }
-    case T::kBinary:
-      switch (Below(3)) {
-        case 0:
-          return cast({" AS BINARY)", " AS BINARY(4))", " AS BINARY(0))"});
-        case 1: return call("UNHEX", {T::kString});
-        default:
-          out += "UNHEX(HEX(";
-          arg(any);
-          out += "))";
-          return;
-      }
-    case T::kDate:
-      switch (Below(4)) {
-        case 0:
-          return cast({" AS DATE)"});
-        case 1:
-          out += Pick({"DATE_ADD(", "DATE_SUB(", "ADDDATE("});
-          arg(T::kDate);
-          out += Pick({", INTERVAL 1 DAY)", ", INTERVAL 1 MONTH)", ", INTERVAL -1 YEAR)", ", INTERVAL 10000 DAY)",
-                       ", INTERVAL 1 QUARTER)"});
-          return;
-        case 2:
-          if (Percent(50)) return call("FROM_DAYS", {T::kInt});
-          return call("MAKEDATE", {T::kInt, T::kInt});
-        default: return call(Pick({"LAST_DAY", "DATE"}), {Pick({T::kDate, T::kDatetime, T::kString})});
-      }
-    case T::kTime:
-      switch (Below(3)) {
-        case 0:
-          return cast({" AS TIME)", " AS TIME(6))"});
-        case 1:
-          if (Percent(50)) return call("SEC_TO_TIME", {T::kInt});
-          return call("MAKETIME", {T::kInt, T::kInt, T::kDecimal});
-        default: return call(Pick({"TIMEDIFF", "ADDTIME", "SUBTIME"}), {T::kTime, T::kTime});
-      }
-    case T::kDatetime:
-      switch (Below(4)) {
-        case 0:
-          return cast({" AS DATETIME)", " AS DATETIME(6))", " AS DATETIME(3))"});
-        case 1:
-          out += Pick({"DATE_ADD(", "DATE_SUB("});
-          arg(T::kDatetime);
-          out += Pick({", INTERVAL 1 SECOND)", ", INTERVAL 1 MICROSECOND)", ", INTERVAL '1:1' MINUTE_SECOND)",
-                       ", INTERVAL 25 HOUR)"});
-          return;
-        case 2: return call(Pick({"TIMESTAMP", "ADDTIME"}), {T::kDate, T::kTime});
-        default: return call("TIMESTAMP", {Pick({T::kDatetime, T::kString, T::kDate})});
-      }
-    case T::kJson:
-      switch (Below(5)) {
-        case 0:
-          out += "JSON_OBJECT('a', ";
-          arg(any);
-          out += ", 'b', ";
-          arg(any);
-          out += ')';
-          return;
-        case 1: return call("JSON_ARRAY", {any, any});
-        case 2:
-          out += Pick({"JSON_EXTRACT(", "JSON_QUERY(", "JSON_KEYS(", "JSON_REMOVE("});
-          arg(T::kJson);
-          out += std::string(", ") + Pick(kJsonPaths) + ")";
-          return;
-        case 3:
-          out += Pick({"JSON_SET(", "JSON_INSERT(", "JSON_REPLACE(", "JSON_ARRAY_APPEND("});
-          arg(T::kJson);
-          out += std::string(", ") + Pick(kJsonPaths) + ", ";
-          arg(any);
-          out += ')';
-          return;
-        default: return call(Pick({"JSON_MERGE_PATCH", "JSON_MERGE_PRESERVE"}), {T::kJson, T::kJson});
-      }
+    case T::kInt: return IntExpr(out, any, depth);
+    case T::kDecimal: return DecimalExpr(out, any, depth);
+    case T::kReal: return RealExpr(out, any, depth);
+    case T::kString: return StringExpr(out, any, depth);
+    case T::kBinary: return BinaryExpr(out, any, depth);
+    case T::kDate: return DateExpr(out, any, depth);
+    case T::kTime: return TimeExpr(out, any, depth);
+    case T::kDatetime: return DatetimeExpr(out, any, depth);
+    case T::kJson: return JsonExpr(out, any, depth);
     case T::kInet6:
       out += "CAST(";
       Literal(out, T::kInet6);
@@ -589,12 +317,327 @@ void QueryBuilder::E(std::string& out, SqlType t, int depth) {
       out += " AS UUID)";
       return;
     case T::kGeometry:
-      if (Percent(30)) return call("POINT", {T::kInt, T::kReal});
-      return call(Pick({"ST_Centroid", "ST_Envelope", "ST_Boundary", "ST_ConvexHull"}), {T::kGeometry});
+      if (Percent(30)) return Call(out, "POINT", {T::kInt, T::kReal}, depth);
+      return Call(out, Pick({"ST_Centroid", "ST_Envelope", "ST_Boundary", "ST_ConvexHull"}),
+                 {T::kGeometry}, depth);
     default:
       return Leaf(out, t);
   }
 }
+
+void QueryBuilder::Call(std::string& out, const char* f, std::initializer_list<SqlType> args, int depth) {
+  out += f;
+  out += '(';
+  bool first = true;
+  for (T a : args) {
+    if (!first) out += ", ";
+    first = false;
+    E(out, a, depth + 1);
+  }
+  out += ')';
+}
+
+void QueryBuilder::CastTo(std::string& out, SqlType from, std::initializer_list<const char*> to, int depth) {
+  out += "CAST(";
+  E(out, from, depth + 1);
+  out += *(to.begin() + Below(to.size()));
+}
+
+void QueryBuilder::BinaryOp(std::string& out, SqlType left, SqlType right, SqlType any, int percent,
+                            std::initializer_list<const char*> ops, int depth) {
+  out += '(';
+  E(out, Percent(percent) ? left : any, depth + 1);
+  out += *(ops.begin() + Below(ops.size()));
+  E(out, Percent(percent) ? right : any, depth + 1);
+  out += ')';
+}
+
+void QueryBuilder::ControlFlow(std::string& out, SqlType t, int depth) {
+  switch (Below(7)) {
+    case 0: return Call(out, "IF", {T::kBool, t, t}, depth);
+    case 1: case 2: return Call(out, Pick({"IFNULL", "COALESCE", "NULLIF", "GREATEST", "LEAST"}),
+               {t, t}, depth);
+    case 3:
+      out += "CASE WHEN ";
+      Cond(out, depth + 1);
+      out += " THEN ";
+      E(out, t, depth + 1);
+      out += " ELSE ";
+      E(out, t, depth + 1);
+      out += " END";
+      return;
+    case 4: {
+      out += "CASE ";
+      const T key = kScalar[Below(std::size(kScalar))];
+      E(out, key, depth + 1);
+      out += " WHEN ";
+      Literal(out, Comparable(key));
+      out += " THEN ";
+      E(out, t, depth + 1);
+      out += " END";
+      return;
+    }
+    case 5:
+      if (aggregates_) {
+        const bool numeric = t == T::kInt || t == T::kDecimal || t == T::kReal;
+        out += numeric ? Pick({"SUM(", "MIN(", "MAX(", "AVG("}) : Pick({"MIN(", "MAX("});
+        const auto* groups = groups_;
+        groups_ = nullptr;
+        aggregates_ = false;
+        E(out, t, depth + 1);
+        groups_ = groups;
+        aggregates_ = true;
+        out += ')';
+        return;
+      }
+      [[fallthrough]];
+    default:
+      if (sub_depth_ < 2 && !aggregates_ && SubqueryAffordable()) return Subquery(out, depth, t, true);
+      return Leaf(out, t);
+  }
+}
+
+void QueryBuilder::IntExpr(std::string& out, SqlType any, int depth) {
+  switch (Below(9)) {
+    case 0: case 1:
+      return BinaryOp(out, T::kInt, T::kInt, any, 70,
+          {" + ", " - ", " * ", " DIV ", " MOD ", " % ", " & ", " | ", " ^ ", " << ", " >> "}, depth);
+    case 2:
+      if (Percent(50)) return Call(out, Pick({"-", "~", "ABS", "SIGN"}), {T::kInt}, depth);
+      return CastTo(out, any, {" AS SIGNED)", " AS UNSIGNED)", " AS INTEGER)"}, depth);
+    case 3:
+      return Call(out, Pick({"LENGTH", "CHAR_LENGTH", "ASCII", "CRC32", "BIT_LENGTH", "ORD", "OCTET_LENGTH"}),
+                 {T::kString}, depth);
+    case 4:
+      return Call(out, Pick({"LOCATE", "STRCMP", "INSTR", "FIND_IN_SET", "FIELD"}),
+                 {T::kString, T::kString}, depth);
+    case 5:
+      if (Percent(50))
+        return Call(out, Pick({"YEAR", "MONTH", "DAYOFWEEK", "TO_DAYS", "DAYOFYEAR", "QUARTER", "WEEKDAY"}),
+                   {T::kDate}, depth);
+      if (Percent(50)) return Call(out, Pick({"HOUR", "MINUTE", "TIME_TO_SEC", "MICROSECOND"}),
+                 {T::kTime}, depth);
+      if (Percent(50)) return Call(out, "DATEDIFF", {T::kDatetime, T::kDate}, depth);
+      out += std::string("TIMESTAMPDIFF(") + Pick({"SECOND", "DAY", "MONTH", "MICROSECOND"}) + ", ";
+      E(out, T::kDatetime, depth + 1);
+      out += ", ";
+      E(out, T::kDatetime, depth + 1);
+      out += ')';
+      return;
+    case 6: {
+      // The operand's family is drawn first, as a statement of its own: a call's arguments are
+      // evaluated in no set order, and a seed gives the same statements with any compiler.
+      const T operand = Pick({T::kDecimal, T::kReal, T::kInt});
+      return Call(out, Pick({"FLOOR", "CEILING", "ROUND", "BIT_COUNT", "SIGN"}), {operand}, depth);
+    }
+    case 7:
+      return Call(out, Pick({"JSON_LENGTH", "JSON_DEPTH", "JSON_VALID"}), {T::kJson}, depth);
+    default:
+      if (Percent(50)) return Call(out, "INTERVAL", {T::kInt, T::kInt, T::kInt}, depth);
+      out += '(';
+      Cond(out, depth + 1);
+      out += ')';
+      return;
+  }
+}
+
+void QueryBuilder::DecimalExpr(std::string& out, SqlType any, int depth) {
+  switch (Below(4)) {
+    case 0: case 1:
+      out += '(';
+      E(out, Percent(60) ? T::kDecimal : any, depth + 1);
+      out += Pick({" + ", " - ", " * ", " / ", " MOD "});
+      E(out, Percent(60) ? Pick({T::kDecimal, T::kInt}) : any, depth + 1);
+      out += ')';
+      return;
+    case 2:
+      return CastTo(out, any, {" AS DECIMAL(10,2))", " AS DECIMAL(65,30))", " AS DECIMAL(1,1))",
+                               " AS DECIMAL(38,0))", " AS DECIMAL)"}, depth);
+    default:
+      out += Pick({"ROUND(", "TRUNCATE("});
+      E(out, Pick({T::kDecimal, T::kReal}), depth + 1);
+      out += Pick({", 0)", ", 2)", ", -1)", ", 30)"});
+      return;
+  }
+}
+
+void QueryBuilder::RealExpr(std::string& out, SqlType any, int depth) {
+  switch (Below(4)) {
+    case 0:
+      return CastTo(out, any, {" AS DOUBLE)", " AS FLOAT)"}, depth);
+    case 1:
+      return BinaryOp(out, T::kReal, T::kReal, any, 60, {" + ", " - ", " * ", " / "}, depth);
+    case 2:
+      return Call(out, Pick({"SQRT", "LN", "LOG10", "SIN", "ATAN", "DEGREES", "RADIANS", "COS"}),
+                 {T::kReal}, depth);
+    default:
+      // Now and then nondeterministic: the oracles must recognise it.
+      if (Percent(10)) return void(out += Pick({"RAND()", "RAND() * 0", "UNIX_TIMESTAMP(NOW(6))"}));
+      if (Percent(50)) return Call(out, "ATAN2", {T::kReal, T::kInt}, depth);
+      out += "POW(";
+      E(out, T::kReal, depth + 1);
+      out += Pick({", 2)", ", 0.5)", ", -1)", ", 3)"});
+      return;
+  }
+}
+
+void QueryBuilder::StringExpr(std::string& out, SqlType any, int depth) {
+  switch (Below(10)) {
+    case 0:
+      return Call(out, "CONCAT", {any, any}, depth);
+    case 1:
+      out += "CONCAT_WS(',', ";
+      E(out, any, depth + 1);
+      out += ", ";
+      E(out, any, depth + 1);
+      out += ')';
+      return;
+    case 2: {
+      static const char* const kCuts[] = {"SUBSTRING(", "LEFT(", "RIGHT(", "REPEAT(", "LPAD(", "RPAD("};
+      const size_t f = Below(std::size(kCuts));
+      out += kCuts[f];
+      E(out, T::kString, depth + 1);
+      out += Pick({", 0", ", 1", ", 2", ", 3", ", -1"});
+      out += f >= 4 ? ", 'x')" : ")";  // the pads take a padding
+      return;
+    }
+    case 3:
+      return Call(out, Pick({"UPPER", "LOWER", "TRIM", "LTRIM", "RTRIM", "REVERSE", "HEX", "QUOTE", "SOUNDEX",
+                        "TO_BASE64", "MD5"}), {any}, depth);
+    case 4:
+      return CastTo(out, any,
+          {" AS CHAR)", " AS CHAR(3))", " AS CHAR(0))", " AS CHAR CHARACTER SET latin1)", " AS NCHAR(5))"}, depth);
+    case 5:
+      out += "CONVERT(";
+      E(out, T::kString, depth + 1);
+      out += Pick({" USING utf8mb4)", " USING latin1)", " USING utf8mb4) COLLATE utf8mb4_bin",
+                   " USING utf8mb4) COLLATE utf8mb4_unicode_ci"});
+      return;
+    case 6:
+      out += "DATE_FORMAT(";
+      E(out, Pick({T::kDatetime, T::kDate}), depth + 1);
+      out += Pick({", '%Y-%m-%d')", ", '%H:%i:%s.%f')", ", '%W %M %D')", ", '%j %U %x')"});
+      return;
+    case 7: {
+      const bool value = Percent(35);
+      out += value ? "JSON_VALUE(" : Pick({"JSON_UNQUOTE(JSON_EXTRACT(", "JSON_UNQUOTE(JSON_QUERY("});
+      E(out, T::kJson, depth + 1);
+      out += ", ";
+      out += Pick(kJsonPaths);
+      out += value ? ")" : "))";
+      return;
+    }
+    case 8:
+      out += Pick({"ExtractValue('<a><b>x</b><b>y</b><c id=\"1\">z</c></a>', ",
+                   "ExtractValue('<r><n>1</n><n>2</n></r>', "});
+      out += Pick({"'/a/b'", "'//b[1]'", "'/a/c/@id'", "'count(//n)'", "'//n[. > 1]'", "'/a/b[last()]'"});
+      out += ')';
+      return;
+    default:
+      if (Percent(50)) {
+        out += "ELT(";
+        E(out, T::kInt, depth + 1);
+        out += ", 'a', 'b', 'c')";
+        return;
+      }
+      if (Percent(50)) {
+        out += "SUBSTRING_INDEX(";
+        E(out, T::kString, depth + 1);
+        out += Pick({", 'a', 1)", ", ',', -1)", ", '', 2)"});
+        return;
+      }
+      out += "REPLACE(";
+      E(out, T::kString, depth + 1);
+      out += ", 'a', 'xy')";
+      return;
+  }
+}
+
+void QueryBuilder::BinaryExpr(std::string& out, SqlType any, int depth) {
+  switch (Below(3)) {
+    case 0:
+      return CastTo(out, any, {" AS BINARY)", " AS BINARY(4))", " AS BINARY(0))"}, depth);
+    case 1: return Call(out, "UNHEX", {T::kString}, depth);
+    default:
+      out += "UNHEX(HEX(";
+      E(out, any, depth + 1);
+      out += "))";
+      return;
+  }
+}
+
+void QueryBuilder::DateExpr(std::string& out, SqlType any, int depth) {
+  switch (Below(4)) {
+    case 0:
+      return CastTo(out, any, {" AS DATE)"}, depth);
+    case 1:
+      out += Pick({"DATE_ADD(", "DATE_SUB(", "ADDDATE("});
+      E(out, T::kDate, depth + 1);
+      out += Pick({", INTERVAL 1 DAY)", ", INTERVAL 1 MONTH)", ", INTERVAL -1 YEAR)", ", INTERVAL 10000 DAY)",
+                   ", INTERVAL 1 QUARTER)"});
+      return;
+    case 2:
+      if (Percent(50)) return Call(out, "FROM_DAYS", {T::kInt}, depth);
+      return Call(out, "MAKEDATE", {T::kInt, T::kInt}, depth);
+    default: {
+      const T operand = Pick({T::kDate, T::kDatetime, T::kString});  // first: see IntExpr
+      return Call(out, Pick({"LAST_DAY", "DATE"}), {operand}, depth);
+    }
+  }
+}
+
+void QueryBuilder::TimeExpr(std::string& out, SqlType any, int depth) {
+  switch (Below(3)) {
+    case 0:
+      return CastTo(out, any, {" AS TIME)", " AS TIME(6))"}, depth);
+    case 1:
+      if (Percent(50)) return Call(out, "SEC_TO_TIME", {T::kInt}, depth);
+      return Call(out, "MAKETIME", {T::kInt, T::kInt, T::kDecimal}, depth);
+    default: return Call(out, Pick({"TIMEDIFF", "ADDTIME", "SUBTIME"}), {T::kTime, T::kTime}, depth);
+  }
+}
+
+void QueryBuilder::DatetimeExpr(std::string& out, SqlType any, int depth) {
+  switch (Below(4)) {
+    case 0:
+      return CastTo(out, any, {" AS DATETIME)", " AS DATETIME(6))", " AS DATETIME(3))"}, depth);
+    case 1:
+      out += Pick({"DATE_ADD(", "DATE_SUB("});
+      E(out, T::kDatetime, depth + 1);
+      out += Pick({", INTERVAL 1 SECOND)", ", INTERVAL 1 MICROSECOND)", ", INTERVAL '1:1' MINUTE_SECOND)",
+                   ", INTERVAL 25 HOUR)"});
+      return;
+    case 2: return Call(out, Pick({"TIMESTAMP", "ADDTIME"}), {T::kDate, T::kTime}, depth);
+    default: return Call(out, "TIMESTAMP", {Pick({T::kDatetime, T::kString, T::kDate})}, depth);
+  }
+}
+
+void QueryBuilder::JsonExpr(std::string& out, SqlType any, int depth) {
+  switch (Below(5)) {
+    case 0:
+      out += "JSON_OBJECT('a', ";
+      E(out, any, depth + 1);
+      out += ", 'b', ";
+      E(out, any, depth + 1);
+      out += ')';
+      return;
+    case 1: return Call(out, "JSON_ARRAY", {any, any}, depth);
+    case 2:
+      out += Pick({"JSON_EXTRACT(", "JSON_QUERY(", "JSON_KEYS(", "JSON_REMOVE("});
+      E(out, T::kJson, depth + 1);
+      out += std::string(", ") + Pick(kJsonPaths) + ")";
+      return;
+    case 3:
+      out += Pick({"JSON_SET(", "JSON_INSERT(", "JSON_REPLACE(", "JSON_ARRAY_APPEND("});
+      E(out, T::kJson, depth + 1);
+      out += std::string(", ") + Pick(kJsonPaths) + ", ";
+      E(out, any, depth + 1);
+      out += ')';
+      return;
+    default: return Call(out, Pick({"JSON_MERGE_PATCH", "JSON_MERGE_PRESERVE"}), {T::kJson, T::kJson}, depth);
+  }
+}
+
 
 
 }  // namespace gauntlet

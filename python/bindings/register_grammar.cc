@@ -60,9 +60,8 @@ ChoiceSeq FromList(const py::iterable& items) {
   return out;
 }
 
-}  // namespace
-
-void RegisterGrammar(py::module_& m) {
+// Tables and columns that generation draws from.
+void RegisterSchema(py::module_& m) {
   py::class_<Column>(m, "Column",
                      "A column of a data spec or an introspected table: name, SQL type, keys, and the "
                      "grammar expression its values come from (\"\" derives one from the type).")
@@ -139,6 +138,10 @@ void RegisterGrammar(py::module_& m) {
       .def_property("charsets", &Schema::charsets, &Schema::set_charsets)
       .def_property("collations", &Schema::collations, &Schema::set_collations);
 
+}
+
+// A parsed grammar and what a Python rule is handed.
+void RegisterGrammarModel(py::module_& m) {
   py::class_<Grammar, std::shared_ptr<Grammar>>(m, "Grammar")
       .def(py::init<>())
       .def("add_file", &Grammar::AddFile)
@@ -194,6 +197,10 @@ void RegisterGrammar(py::module_& m) {
         return "RuleContext(thread " + std::to_string(c.thread_id()) + ", last table '" + c.last_table() + "')";
       });
 
+}
+
+// Generation: generators, their statements and coverage.
+void RegisterGeneration(py::module_& m) {
   py::class_<Statement>(m, "Statement",
                         "One generated query: its text, replay key, recorded choices and what they decided.")
       .def_readonly("text", &Statement::text)
@@ -285,6 +292,14 @@ void RegisterGrammar(py::module_& m) {
 
   m.def("split_statements", static_cast<std::vector<std::string_view> (*)(std::string_view)>(&SplitStatements), py::arg("query"),
         "Splits one generated query into statements, as RQG does.");
+}
+
+}  // namespace
+
+void RegisterGrammar(py::module_& m) {
+  RegisterSchema(m);
+  RegisterGrammarModel(m);
+  RegisterGeneration(m);
 }
 
 }  // namespace gauntlet::bindings

@@ -132,9 +132,8 @@ class PyOracle : public Oracle {
   std::string name_;
 };
 
-}  // namespace
-
-void RegisterRun(py::module_& m) {
+// ServerError, with the [ERROR] lines of the server's log.
+void RegisterServerError(py::module_& m) {
   static py::exception<ServerError> server_error(m, "ServerError", m.attr("GauntletError").ptr());
   server_error.attr("__doc__") =
       "A managed server failed to start or stop for a reason other than a bad option (that is "
@@ -149,6 +148,10 @@ void RegisterRun(py::module_& m) {
     }
   });
 
+}
+
+// Where a server is and a session on it.
+void RegisterConnections(py::module_& m) {
   py::class_<ConnectionParams>(m, "ConnectionParams")
       .def(py::init<>())
       .def_readwrite("host", &ConnectionParams::host)
@@ -184,6 +187,10 @@ void RegisterRun(py::module_& m) {
       }, py::arg("sql"), py::arg("fetch") = true)
       .def_property_readonly("id", &Connection::id);
 
+}
+
+// Servers Gauntlet starts, and what it learns of servers and their logs.
+void RegisterServers(py::module_& m) {
   py::class_<ServerOptions>(m, "ServerOptions")
       .def(py::init<>())
       .def_readwrite("binary", &ServerOptions::binary)
@@ -241,6 +248,12 @@ void RegisterRun(py::module_& m) {
   m.def("template_cache_dir", &TemplateCacheDir, py::arg("configured") = "");
   m.def("copy_datadir", &CopyDatadir, py::arg("source"), py::arg("target"),
         py::call_guard<py::gil_scoped_release>());
+}
+
+// Data: loading a schema's rows and reading a schema back.
+void RegisterData(py::module_& m) {
+  m.def("introspect_schema", &IntrospectSchema, py::arg("connection"),
+        py::arg("databases") = std::vector<std::string>{}, py::call_guard<py::gil_scoped_release>());
   m.def("perl_data_to_json", &PerlDataToJson, py::arg("code"), py::arg("file"));
   m.def("error_kind", [](unsigned code) {
     return std::string(OutcomeKindName(ErrorTable::Default().Classify(code)));
@@ -279,6 +292,10 @@ void RegisterRun(py::module_& m) {
     return d;
   }, py::arg("connection"), py::arg("schema"), py::arg("seed"), py::arg("strict") = true,
      py::arg("cancelled") = py::none());
+}
+
+// A run's options, its result and its findings.
+void RegisterRunResults(py::module_& m) {
   // The summary of a run that ended before any session started: the same
   // shape summary.json always has.
   m.def("empty_summary", [] { return ToPython(RunResult().ToJson()); });
@@ -289,8 +306,6 @@ void RegisterRun(py::module_& m) {
     for (const auto& h : histograms) all.Merge(LatencyHistogram::FromJson(FromPython(h)));
     return py::make_tuple(ToPython(all.SummaryJson()), ToPython(all.ToJson()));
   }, py::arg("histograms"));
-  m.def("introspect_schema", &IntrospectSchema, py::arg("connection"),
-        py::arg("databases") = std::vector<std::string>{}, py::call_guard<py::gil_scoped_release>());
 
   py::class_<RunOptions>(m, "RunOptions")
       .def(py::init<>())
@@ -328,6 +343,10 @@ void RegisterRun(py::module_& m) {
   }, py::arg("out_dir"), py::arg("findings"), py::arg("known_bugs") = std::vector<KnownBug>{},
      py::arg("targets") = py::dict());
 
+}
+
+// A recorded workload (Script) and the run itself.
+void RegisterExecute(py::module_& m) {
   // Runs the executor with the GIL released; `tick(second_or_None)` is
   // called with the GIL about every 50 ms and may return True to stop.
   // Ctrl-C (a pending KeyboardInterrupt) also stops the run, and the result
@@ -425,6 +444,17 @@ void RegisterRun(py::module_& m) {
   }, py::arg("workload"), py::arg("schema"), py::arg("targets"), py::arg("options"),
      py::arg("oracles") = py::list(), py::arg("oracle_settings") = py::dict(),
      py::arg("tick") = py::none());
+}
+
+}  // namespace
+
+void RegisterRun(py::module_& m) {
+  RegisterServerError(m);
+  RegisterConnections(m);
+  RegisterServers(m);
+  RegisterData(m);
+  RegisterRunResults(m);
+  RegisterExecute(m);
 }
 
 }  // namespace gauntlet::bindings

@@ -13,19 +13,15 @@ except ImportError as e:  # pragma: no cover - only without a build
         "`pip install --no-build-isolation --no-index .`") from e
 
 from ._core import GauntletError, GenerationError, InvalidInput
-from .grammar import (Column, Coverage, Generator, Grammar, RuleContext, Schema, Table,
-                      split_statements)
-from .analysis import compare
-from .oracle import Observation, Oracle, Skip
-from .run import Finding, Run, RunResult, replay, run
+from .version import __version__
+from .grammar import Column, Coverage, Generator, Grammar, RuleContext, Schema, Table, split_statements
+from .server import Connection, ManagedServer, ServerError, Target, parse_dsn
+from .oracles import Observation, Oracle, Skip
+from .results import Finding, RunResult, compare
+from .runs import Run, replay, run
 from .reduction import Reduction, reduce
-from .combi import OptionSpace, Plan
-from .campaign import Campaign, CampaignResult
-from .benchmark import BenchResult, bench
-from .query_compare import QueryComparison, compare_queries
-from .sweep import BestToBest, ScalingResult, best_to_best, scaling
-from .targets import Target
-from .server import Connection, ManagedServer, ServerError, parse_dsn
+from .combi import Campaign, CampaignResult, OptionSpace, Plan
+from .perf import BenchResult, BestToBest, QueryComparison, ScalingResult, best_to_best, bench, compare_queries, scaling
 
 __all__ = [
     "bench", "BenchResult", "best_to_best", "BestToBest", "Campaign", "CampaignResult", "Column", "compare",
@@ -34,7 +30,6 @@ __all__ = [
     "QueryComparison", "reduce", "Reduction", "replay", "RuleContext", "Run", "run", "RunResult", "scaling",
     "ScalingResult", "Schema", "ServerError", "Skip", "split_statements", "Table", "Target",
 ]
-__version__ = "0.1.0"
 
 
 def __dir__():

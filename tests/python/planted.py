@@ -7,8 +7,8 @@ import time
 
 import gauntlet
 from gauntlet import Grammar
-from gauntlet.targets import Target
-from gauntlet.testcase import verify_with_mtr
+from gauntlet.server import Target
+from gauntlet.reduction.testcase import verify_with_mtr
 
 NOISE = """
 query: planted ;

@@ -152,6 +152,7 @@ def test_option_file_password_with_percent_is_read_and_never_shown(tmp_path, mon
     assert r.returncode == 2 and "hunter2" not in r.stderr + r.stdout
 
 
+@pytest.mark.slow
 def test_grammar_failures_during_the_run_end_it_cleanly(tmp_path):
     big = "query: SELECT a ;\n" + "".join(f"{x}: {' '.join([y] * 40)} ;\n" for x, y in
                                           [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")]) + "e: " + "Z" * 20 + " ;\n"

@@ -81,6 +81,7 @@ def test_every_row_runs_and_a_refused_combination_is_recorded(campaign):
     assert "invalid" in repr(result) and "failing pair" in result.table()
 
 
+@pytest.mark.slow
 def test_the_failing_pair_stands_out_and_its_options_are_found_minimal(campaign):
     _, out, result = campaign
     pairs = result.by_pair()
@@ -96,6 +97,7 @@ def test_the_failing_pair_stands_out_and_its_options_are_found_minimal(campaign)
     assert result.minimal_options(invalid["row"]) == ["innodb_flush_method=bogus_method"]
 
 
+@pytest.mark.slow
 def test_an_interrupted_campaign_resumes_where_it_stopped(grammar_file, tmp_path):
     space = tmp_path / "space.json"
     space.write_text(json.dumps(_space_dict()))
@@ -126,6 +128,7 @@ def test_an_interrupted_campaign_resumes_where_it_stopped(grammar_file, tmp_path
     assert other.returncode == 2 and "holds another campaign" in other.stderr
 
 
+@pytest.mark.slow
 def test_parallel_rows_run_at_once_on_their_own_servers(grammar_file, tmp_path):
     plan = _space().covering()
     result = Campaign(plan, tmp_path / "out", parallel=2, **_settings(grammar_file)).run()
@@ -136,6 +139,7 @@ def test_parallel_rows_run_at_once_on_their_own_servers(grammar_file, tmp_path):
 
 
 # Debian's distributed 2022.12 with its newer tornado: deprecation warnings of theirs, not ours.
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_rows_run_on_a_dask_cluster(grammar_file, tmp_path):
     import distributed  # python3-distributed, installed by make deps
@@ -148,6 +152,7 @@ def test_rows_run_on_a_dask_cluster(grammar_file, tmp_path):
     assert sum(r["status"] == "failed" for r in result.rows) >= 1
 
 
+@pytest.mark.slow
 def test_eight_servers_start_at_once_on_tcp_and_share_one_data_template(tmp_path):
     cache = tmp_path / "cache"
     os.environ["GAUNTLET_CACHE"] = str(cache)

@@ -18,6 +18,7 @@ def test_quickstart_script(tmp_path):
     assert "RunResult(" in r.stdout and "stopped by duration" in r.stdout
 
 
+@pytest.mark.slow
 def test_quickstart_notebook_runs_from_a_copy_anywhere(monkeypatch, tmp_path):
     monkeypatch.setenv("PYTHONPATH", str(REPO / "python"))
     copy = tmp_path / "quickstart.ipynb"
@@ -31,6 +32,7 @@ def test_quickstart_notebook_runs_from_a_copy_anywhere(monkeypatch, tmp_path):
     assert any("image/png" in o.get("data", {}) for o in outputs)  # the timeline plot
 
 
+@pytest.mark.slow
 def test_custom_oracle_example(tmp_path):
     r = subprocess.run([sys.executable, str(REPO / "examples" / "custom_oracle.py"), str(tmp_path / "run")],
                        env={**os.environ, "PYTHONPATH": str(REPO / "python")}, capture_output=True, text=True)
@@ -38,6 +40,7 @@ def test_custom_oracle_example(tmp_path):
     assert "oracle count-within-table:" in r.stdout and "0 fired" in r.stdout
 
 
+@pytest.mark.slow
 def test_campaign_example(tmp_path):
     """The README's campaign over the MariaDB option model, 1 s a row: every row run, the
     negative row refused by the server, nothing left to run."""

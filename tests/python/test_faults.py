@@ -33,6 +33,7 @@ def grammar(name: str, *extra: str) -> Grammar:
     return Grammar.from_string(text + "\n" + "".join(extra), name=name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGSEGV, signal.SIGABRT, signal.SIGKILL], ids=lambda s: s.name)
 def test_server_crash_at_random_moments(tmp_path, sig):
     rng = random.Random(sig)
@@ -59,6 +60,7 @@ def test_server_crash_at_random_moments(tmp_path, sig):
         assert own_threads() == threads_before, where  # every session thread joined
 
 
+@pytest.mark.slow
 def test_crash_while_the_crash_report_is_collected(tmp_path):
     # With a core file, gdb takes seconds inside the report while the other
     # 31 sessions lose their connections and fail to reconnect.
@@ -83,6 +85,7 @@ def test_crash_during_data_load_is_a_crash_finding(tmp_path):
     assert result.exit_code == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threads", [1, 8, 32])
 def test_sigstop_is_one_hang_finding(tmp_path, threads):
     server = ManagedServer(tmp_path / "server", core_file=False)
@@ -173,22 +176,31 @@ def test_server_that_exits_or_never_gets_ready_is_a_start_finding(tmp_path, scri
     assert result.exit_code == 1
 
 
+def mount_tmpfs(path, size: str) -> None:
+    """A small filesystem to fill. The suite runs as root (as CI does): a machine where this cannot be
+    mounted fails the test rather than skip a promised behaviour."""
+    if os.system(f"mount -t tmpfs -o size={size} tmpfs {path}") != 0:
+        pytest.fail(f"cannot mount a {size} tmpfs at {path}: the disk-full tests need root and mount rights")
+
+
+@pytest.mark.slow
 def test_full_filesystem_under_the_datadir(tmp_path):
     mount = tmp_path / "small"
     mount.mkdir()
-    r = os.system(f"mount -t tmpfs -o size=40m tmpfs {mount} 2>/dev/null")
-    if r != 0:
-        pytest.skip("cannot mount a 40 MB tmpfs here (needs root and mount rights)")
+    mount_tmpfs(mount, "40m")
     try:
         g = Grammar.from_string("query_init: CREATE TABLE fill (a LONGBLOB) ENGINE=InnoDB ;\n"
                                 "query: INSERT INTO fill VALUES (REPEAT('x', 1000000)) | SELECT COUNT(*) FROM fill ;")
         server = ManagedServer(mount / "server", core_file=False)
         result = gauntlet.run(g, server=server, data="none", threads=2, duration=8, out=tmp_path / "out")
         summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-        # The server reports the full disk as errors (resource outcomes); if it
-        # crashed instead, that is a finding like any other.
-        assert summary["outcomes"]["resource"] > 0 or [f["kind"] for f in summary["findings"]] == ["crash"]
-        assert result.exit_code in (0, 1)
+        # The server reports the full disk as errors (1114 ER_RECORD_FILE_FULL, a resource outcome), the
+        # run goes on to its deadline, and that is no finding of a server bug. (10.11.19 does this in every
+        # run; a crash here would be a server bug worth its own test.)
+        assert summary["outcomes"]["resource"] > 0
+        assert {e["code"]: e["kind"] for e in summary["errors"]}.get(1114) == "resource", summary["errors"]
+        assert summary["findings"] == [] and summary["stop_reason"] == "duration"
+        assert result.exit_code == 0
         assert processes_under(mount) == []
     finally:
         os.system(f"umount -l {mount}")
@@ -276,6 +288,7 @@ def test_gauntlet_killed_outright_leaves_no_server(tmp_path):
     assert processes_under(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_server_stop_stops_what_server_start_started(tmp_path):
     r = gauntlet_cli("server", "start", "--dir", tmp_path / "s")
     assert r.returncode == 0, r.stderr
@@ -295,8 +308,7 @@ def test_server_stop_stops_what_server_start_started(tmp_path):
 def test_full_disk_under_out_still_returns_the_result(tmp_path, capfd):
     mount = tmp_path / "tiny"
     mount.mkdir()
-    if os.system(f"mount -t tmpfs -o size=64k tmpfs {mount} 2>/dev/null") != 0:
-        pytest.skip("cannot mount a tmpfs here (needs root and mount rights)")
+    mount_tmpfs(mount, "64k")
     try:
         (mount / "filler").write_bytes(b"x" * 60 * 1024)
         g = Grammar.from_string("query: SELECT REPEAT('x', 2000) ;")

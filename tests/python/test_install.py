@@ -3,9 +3,12 @@
 import shutil
 import subprocess
 
+import pytest
+
 from conftest import REPO
 
 
+@pytest.mark.slow
 def test_offline_pip_install_gives_a_working_command(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(venv)], check=True)

@@ -21,6 +21,7 @@ crash: SELECT COUNT(*) FROM tj WHERE JSON_EXTRACT('{}', '$') <=> UNHEX(c) ;
 """
 
 
+@pytest.mark.slow
 def test_crashes_and_shutdowns_end_rounds_and_the_run_goes_on(tmp_path):
     out = tmp_path / "out"
     result = gauntlet.run(Grammar.from_string(CRASHING), threads=4, duration=20, out=out, keep_going=True,
@@ -76,6 +77,7 @@ def test_known_crashes_do_not_fail_a_keep_going_run(tmp_path):
     assert result.exit_code == 0
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_a_keep_going_run_between_or_inside_rounds(tmp_path):
     grammar = tmp_path / "crash.yy"
     grammar.write_text(CRASHING)

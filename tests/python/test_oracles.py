@@ -55,6 +55,7 @@ def test_differential_fires_on_div_precision_increment(tmp_path):
     assert r.exit_code == 1
 
 
+@pytest.mark.slow
 def test_differential_quiet_on_identical_targets_over_10000_selects(tmp_path):
     r = gauntlet.run(OPTIMIZER, threads=2, queries=5000, duration=0, out=tmp_path / "run", oracles="differential",
                      targets=two_targets())
@@ -83,6 +84,7 @@ def test_differential_quiet_with_sessions_writing_concurrently(tmp_path):
     assert one.summary()["oracles"]["differential"]["passed"] == one.summary()["statements"]
 
 
+@pytest.mark.slow
 def test_differential_quiet_innodb_against_myisam(tmp_path):
     r = gauntlet.run(OPTIMIZER, threads=2, queries=1500, duration=0, out=tmp_path / "run", oracles="differential",
                      targets=two_targets(a={"engine": "InnoDB"}, b={"engine": "MyISAM"}))
@@ -91,6 +93,7 @@ def test_differential_quiet_innodb_against_myisam(tmp_path):
     assert o["passed"] > 1000, o
 
 
+@pytest.mark.slow
 def test_relation_oracles_quiet_for_a_minute_of_each_stock_grammar(tmp_path):
     # Both grammars at once (each run starts its own server), so the minute is one minute of the suite.
     runs = {"optimizer": gauntlet.Run(OPTIMIZER, threads=2, duration=60, out=tmp_path / "optimizer",
@@ -227,6 +230,7 @@ def _timing_targets(tmp_path, drop_index: bool):
     return servers
 
 
+@pytest.mark.timing  # compares speeds: alone, not beside another worker
 @pytest.mark.parametrize("drop_index", [True, False], ids=["index-dropped", "identical"])
 def test_timing_fires_on_a_dropped_index_only(tmp_path, drop_index):
     servers = _timing_targets(tmp_path, drop_index)

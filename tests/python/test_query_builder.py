@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import gauntlet
+import pytest
 from gauntlet import _core
 
 SYNTAX = 1064
@@ -49,6 +50,7 @@ def test_builder_statements_are_valid_sql_on_mariadb(tmp_path):
         server.stop()
 
 
+@pytest.mark.slow
 def test_builtin_grammars_from_the_cli():
     def gensql(*args):
         return subprocess.run([sys.executable, "-m", "gauntlet", "gensql", *args], capture_output=True, text=True)
@@ -63,6 +65,7 @@ def test_builtin_grammars_from_the_cli():
     assert all(verb in statements for verb in ("SELECT ", "ALTER TABLE", "SET SESSION", "UPDATE", "INSERT"))
 
 
+@pytest.mark.slow
 def test_what_the_oracles_find_on_builder_queries_repeats_by_hand(tmp_path):
     r = gauntlet.run("builtin:select", data="random:3", threads=2, duration=15, out=tmp_path / "run",
                      oracles="tlp,norec")
@@ -70,6 +73,8 @@ def test_what_the_oracles_find_on_builder_queries_repeats_by_hand(tmp_path):
     assert summary["outcomes"]["ok"] >= 0.95 * summary["statements"], summary["outcomes"]
     assert summary["oracles"]["tlp"]["passed"] > 100 and summary["oracles"]["norec"]["passed"] > 100
     logic = [f for f in r.findings if f["oracle"] in ("tlp", "norec")]
+    # 10.11.19 gives 90-125 of them in these 15 s (docs/findings.md): none would leave nothing to check.
+    assert len(logic) >= 10, [f["signature"] for f in r.findings]
     server = gauntlet.ManagedServer(tmp_path / "server", core_file=False).start()
     try:
         _core.load_schema(_core.Connection.open(server.connection), gauntlet.Schema.random(3)._s, 1, False)

@@ -2,6 +2,7 @@
 edge values land, and a seed gives the same data every time."""
 
 import gauntlet
+import pytest
 from gauntlet import _core
 
 
@@ -10,6 +11,7 @@ def _load(server, seed):
     return _core.load_schema(conn, gauntlet.Schema.random(seed)._s, seed, False)
 
 
+@pytest.mark.slow
 def test_a_hundred_random_schemas_load_without_refusals(tmp_path):
     server = gauntlet.ManagedServer(tmp_path / "server", core_file=False).start()
     try:

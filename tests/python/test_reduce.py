@@ -28,6 +28,7 @@ def crash_run(tmp_path_factory):
     return out, result
 
 
+@pytest.mark.slow
 def test_a_crash_in_5000_statements_of_4_sessions_becomes_a_verified_test_case(crash_run):
     out, result = crash_run
     threads = {json.loads(line)["thread"] for p in out.glob("statements-*.jsonl")
@@ -52,6 +53,7 @@ def test_a_crash_in_5000_statements_of_4_sessions_becomes_a_verified_test_case(c
     assert "verified" in repr(reduction) and "NOT" not in repr(reduction)
 
 
+@pytest.mark.slow
 def test_a_reduction_out_of_time_keeps_its_best_case(crash_run, tmp_path):
     out, result = crash_run
     copy = tmp_path / "run"
@@ -69,6 +71,7 @@ def test_a_reduction_out_of_time_keeps_its_best_case(crash_run, tmp_path):
     assert saved["statements_after"] == r["statements_after"]
 
 
+@pytest.mark.slow
 def test_a_wrong_result_becomes_a_test_case_that_checks_the_relation(tmp_path):
     result = planted_run(tmp_path / "run", WRONG, oracles="tlp", quiet=True)
     tlp = [f for f in result.findings if f["kind"] == "tlp"]
@@ -84,6 +87,7 @@ def test_a_wrong_result_becomes_a_test_case_that_checks_the_relation(tmp_path):
     assert holds["passed"] and not holds["verified"], holds
 
 
+@pytest.mark.slow
 def test_the_options_a_finding_needs_are_found(tmp_path):
     targets = [{"name": "plain"},
                {"name": "tuned", "options": {"table_open_cache": 200, "div_precision_increment": 8,
@@ -151,6 +155,7 @@ def test_a_script_checks_only_the_statements_marked_check(tmp_path):
     assert [f["statement"] for f in summary["findings"]] == [again]
 
 
+@pytest.mark.slow
 def test_run_reduce_reduces_each_new_finding_after_the_run(tmp_path):
     grammar = tmp_path / "crash.yy"
     grammar.write_text("query_init: CREATE TABLE IF NOT EXISTS tj (c CHAR(5)) ; INSERT INTO tj VALUES ('zz') ;\n"
@@ -169,8 +174,8 @@ def test_run_reduce_reduces_each_new_finding_after_the_run(tmp_path):
 
 
 def test_sql_cuts_leave_out_list_items_and_clauses_not_quoted_text():
-    from gauntlet.reduction import _sql_cuts
-    cuts = _sql_cuts("SELECT a, f(b, 'x,  y'), c FROM t WHERE a IN (1,2) GROUP BY a, b ORDER BY 1 LIMIT 3")
+    from gauntlet.reduction.sql_cuts import sql_cuts
+    cuts = sql_cuts("SELECT a, f(b, 'x,  y'), c FROM t WHERE a IN (1,2) GROUP BY a, b ORDER BY 1 LIMIT 3")
     assert "SELECT a, f(b, 'x,  y'), c FROM t GROUP BY a, b ORDER BY 1 LIMIT 3" in cuts
     assert "SELECT a, f(b, 'x,  y'), c FROM t WHERE a IN (1,2) ORDER BY 1 LIMIT 3" in cuts
     assert "SELECT a, f(b), c FROM t WHERE a IN (1,2) GROUP BY a, b ORDER BY 1 LIMIT 3" in cuts
@@ -182,17 +187,18 @@ def test_sql_cuts_leave_out_list_items_and_clauses_not_quoted_text():
 
 def test_a_wrong_value_does_not_shrink_into_a_value_cut_short():
     """A reduction of a wrong value once slipped into another bug, a JSON text cut short in a view."""
-    from gauntlet.lab import _matches
+    from gauntlet.reduction.lab import matches
     wanted = {"kind": "metamorphic", "oracle": "transform:view",
               "signature": "transform:view: SELECT VARIANCE(_ . _) AS _ FROM _ AS _ WHERE _ . _ > '12:30'"}
     cut = {**wanted, "signature": "transform:view [truncated]: SELECT JSON_ARRAY_APPEND(?) AS _ FROM _ AS _"}
     shorter = {**wanted, "signature": "transform:view: SELECT VARIANCE(_ . _) AS _ FROM _ AS _"}
-    assert _matches(wanted, shorter, None, False)
-    assert not _matches(wanted, cut, None, False)
-    assert _matches(cut, {**cut, "signature": "transform:view [truncated] [warnings 1292]: SELECT ?"}, None, False)
-    assert not _matches(wanted, {**shorter, "oracle": "tlp"}, None, False)
+    assert matches(wanted, shorter, None, False)
+    assert not matches(wanted, cut, None, False)
+    assert matches(cut, {**cut, "signature": "transform:view [truncated] [warnings 1292]: SELECT ?"}, None, False)
+    assert not matches(wanted, {**shorter, "oracle": "tlp"}, None, False)
 
 
+@pytest.mark.slow
 def test_a_shrunk_statement_is_checked_by_its_own_relation(tmp_path):
     """The test case of a wrong result whose statement the reducer shortened computes the two sides
     of the shortened statement (its oracle's follow-ups), not the original's."""

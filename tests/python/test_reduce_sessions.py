@@ -5,11 +5,13 @@ test_reduce.py so that two pytest processes share the reducer's tests)."""
 import json
 
 import pytest
-from gauntlet.lab import _compressed
-from gauntlet.testcase import Case, Step, _test_case, verify_with_mtr
-from gauntlet.targets import Target
+from gauntlet.reduction.lab import compressed
+from gauntlet.reduction.testcase import Case, Step, mtr_test_files, verify_with_mtr
+from gauntlet.server import Target
 
 from planted import FOLLOW_UP_CRASH, HANG, SLOW_JOIN, planted_run, verified_without_the_bug
+
+pytestmark = pytest.mark.slow  # minutes of servers: `make test`, not `make check`
 
 
 def test_a_crash_of_an_oracles_follow_up_is_reduced_in_the_place_of_the_query_it_came_from(tmp_path):
@@ -68,7 +70,7 @@ def test_a_multi_session_test_case_sends_what_overlapped_and_reaps_it_later():
              Step(3, 1, "UNLOCK TABLES", 0.1, 0.101), Step(4, 2, "SELECT 1", 0.6, 0.61)]
     case = Case(["CREATE TABLE t (a INT)"], [], steps, None, 0, {})
     finding = {"kind": "divergence", "id": "0001-divergence", "signature": "s"}
-    test = _test_case(case, finding, "n", {"codes": {"SELECT * FROM t": {1146}}}, "a")[".test"]
+    test = mtr_test_files(case, finding, "n", {"codes": {"SELECT * FROM t": {1146}}}, "a")[".test"]
     body = test[test.index("--connection con1"):test.index("--disconnect")].strip().split("\n")
     assert body == ["--connection con1", "LOCK TABLES t WRITE;", "--connection con2", "--send",
                     "SELECT * FROM t;", "--connection con1", "UNLOCK TABLES;", "--connection con2",
@@ -88,7 +90,7 @@ def test_a_rare_hang_is_sent_round_after_round_until_it_comes(tmp_path):
     for rounds in (1, 5):
         folder = tmp_path / str(rounds)
         folder.mkdir()
-        files = _test_case(case, finding, "race", {"rounds": rounds, "hang_timeout": 2}, "default")
+        files = mtr_test_files(case, finding, "race", {"rounds": rounds, "hang_timeout": 2}, "default")
         for suffix, text in files.items():
             (folder / f"race{suffix}").write_text(text)
         assert ("while ($gauntlet_round)" in files[".test"]) == (rounds > 1)
@@ -97,14 +99,14 @@ def test_a_rare_hang_is_sent_round_after_round_until_it_comes(tmp_path):
     assert verdicts[5]["verified"], verdicts[5]
     # Two statements that overlapped: the second is sent a swept gap after the first.
     overlap = [Step(1, 1, "ALTER TABLE t ENGINE=MEMORY", 0.0, 5.0), Step(2, 2, "UPDATE t SET a = 1", 0.001, 5.0)]
-    test = _test_case(case.replace(history=overlap), finding, "race", {"rounds": 24}, "default")[".test"]
+    test = mtr_test_files(case.replace(history=overlap), finding, "race", {"rounds": 24}, "default")[".test"]
     assert "--send\nALTER TABLE t ENGINE=MEMORY;\n--connection con2\n--sleep $gauntlet_gap\n--send\nUPDATE" in test
     assert "--let $gauntlet_gap= `SELECT $gauntlet_round % 40 * 0.000050`" in test
 
 
 def test_compressed_times_keep_the_order_and_cut_long_pauses():
     steps = [Step(1, 1, "a", 0.0, 0.0005), Step(2, 2, "b", 0.0004, 9.0), Step(3, 1, "c", 5.0, 5.002)]
-    out = _compressed(steps)
+    out = compressed(steps)
     events = lambda ss: sorted((t, i, w) for i, s in enumerate(ss) for w, t in enumerate((s.start, s.end)))
     assert [e[1:] for e in events(out)] == [e[1:] for e in events(steps)]
     assert out[1].start - out[0].start == pytest.approx(0.0004)  # short gaps kept exactly

@@ -9,7 +9,7 @@ import pytest
 from gauntlet import Grammar
 
 from conftest import REPO
-from gauntlet.run import KINDS
+from gauntlet.results import KINDS
 
 pytestmark = pytest.mark.timing
 

@@ -159,6 +159,7 @@ def test_segfault_mid_run_is_a_crash_finding(tmp_path):
     assert not server.alive
 
 
+@pytest.mark.slow
 def test_sigstop_is_a_hang_finding(tmp_path):
     server = ManagedServer(tmp_path / "server", core_file=False)
 
@@ -271,7 +272,9 @@ def test_crash_with_core_file_has_a_gdb_backtrace(tmp_path):
         time.sleep(0.1)
     report = s.crash()
     assert report["signal"] == 11
-    assert "handle_connections_sockets" in report["signature"] or report["frames"]
+    # An idle server's main thread waits in poll(); the signal is taken there.
+    assert "handle_connections_sockets()" in report["frames"]
+    assert report["signature"].startswith("signal 11: ") and "handle_connections_sockets" in report["signature"]
     assert "#0" in report["gdb_backtrace"], report["gdb_backtrace"][:2000]
 
 
@@ -336,7 +339,9 @@ def test_a_run_ends_at_its_deadline_and_cancels_what_is_in_flight(tmp_path):
     # Half the statements would run for minutes: at the deadline they are in flight.
     g = Grammar.from_string("query: SELECT BENCHMARK(900000000, MD5('a')) | SELECT _digit ;")
     s = gauntlet.run(g, threads=2, duration=2, out=tmp_path).summary()
-    assert 2.0 <= s["seconds"] < 2.5, s["seconds"]
+    # Not before the deadline, and long before the BENCHMARK calls would end (minutes): they were
+    # cancelled, not waited for. (How close to the deadline is a speed question: benchmarks.)
+    assert 2.0 <= s["seconds"] < 30, s["seconds"]
     assert s["cancelled"] == 2  # one per session, neither an error nor a latency
     assert s["outcomes"]["timeout"] == 0 and s["errors"] == []
     assert s["latency_ms"]["max"] < 1000

@@ -8,9 +8,9 @@ import sys
 import pytest
 from gauntlet import Grammar
 
-from conftest import shared_dir
+from conftest import shared_grammars
 
-GRAMMARS = sorted((shared_dir() / "rqg-grammars").glob("*.yy"))
+GRAMMARS = sorted(shared_grammars().glob("*.yy"))
 
 
 def test_the_reference_corpus_is_there(rqg_grammars):

@@ -1,0 +1,88 @@
+"""Shorter forms of one SQL statement, cut as text: list items, clauses, columns of INSERTs."""
+
+from __future__ import annotations
+
+import re
+
+
+def without_column(sql: str, table: str, column: str) -> str:
+    """``sql`` without the values of ``column`` (quoted) when it is an INSERT into ``table`` that
+    names its columns."""
+    m = re.match(rf"(INSERT IGNORE INTO `{re.escape(table)}`) \(([^)]*)\) VALUES \((.*)\)$", sql, re.S)
+    if not m:
+        return sql
+    names = [n.strip() for n in m.group(2).split(",")]
+    values = split_values(m.group(3))
+    if column not in names or len(values) != len(names):
+        return sql
+    keep = [i for i, n in enumerate(names) if n != column]
+    return f"{m.group(1)} ({', '.join(names[i] for i in keep)}) VALUES ({','.join(values[i] for i in keep)})"
+
+
+def split_values(text: str) -> list:
+    """The top-level comma-separated items of a VALUES list (quotes and parentheses respected)."""
+    items, depth, quote, start, i = [], 0, None, 0, 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "'\"`":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+        i += 1
+    items.append(text[start:])
+    return items
+
+
+_CLAUSES = {"WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW"}
+_ENDS = _CLAUSES | {"UNION", "EXCEPT", "INTERSECT", "INTO", "FOR"}
+_BOUNDS = _ENDS | {"SELECT", "FROM", "ON", "JOIN", "SET", "VALUES", "USING", "BY"}
+
+
+def sql_cuts(sql: str) -> list:
+    """Shorter versions of a statement, shortest first: an item of a comma-separated list (the
+    select list, a function's arguments, an IN list, VALUES) left out, or a clause (WHERE, GROUP
+    BY, HAVING, ORDER BY, LIMIT, WINDOW) up to the next one at its level. Quotes are respected."""
+    # Tokens: quoted strings and identifiers whole, brackets, commas, words, the rest one by one.
+    tokens = list(re.finditer(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|[(),]|\w+|\s+|.", sql, re.S))
+    words = [m.group().upper() for m in tokens]
+    depth, level = 0, []
+    for w in words:
+        depth -= w == ")"
+        level.append(depth)
+        depth += w == "("
+
+    def scan(i: int, step: int, stop: set) -> int:
+        """The first token from i on (by step) that ends what starts at i's level."""
+        d = level[i]
+        j = i + step
+        while 0 <= j < len(tokens) and not (level[j] < d or level[j] == d and (words[j] == "," or words[j] in stop)):
+            j += step
+        return j
+    cuts = []
+    for i, w in enumerate(words):
+        if w == ",":  # the item before the comma (with it), and the item after it (with the comma)
+            j, k = scan(i, -1, _BOUNDS), scan(i, 1, _BOUNDS)
+            cuts.append((tokens[j].end() if j >= 0 else 0, tokens[i].end()))
+            cuts.append((tokens[i].start(), tokens[k].start() if k < len(tokens) else len(sql)))
+        elif w in _CLAUSES:
+            k = scan(i, 1, _ENDS)
+            while k < len(tokens) and words[k] == ",":  # a comma inside the clause (ORDER BY a, b)
+                k = scan(k, 1, _ENDS)
+            cuts.append((tokens[i].start(), tokens[k].start() if k < len(tokens) else len(sql)))
+    out = set()
+    for a, b in cuts:
+        left, right = sql[:a].rstrip(), sql[b:].lstrip()
+        glue = "" if not left or not right or left[-1] in "(," or right[0] in ")," else " "
+        out.add(left + glue + right)
+    out.discard(sql)
+    return sorted(out, key=len)

@@ -1,0 +1,425 @@
+"""A reduced case (value types) as a mysql-test-run test case, and its verification there.
+
+The .test states what a mariadb-test-run server does differently from a plain one (the .opt
+carries the values the reduction ran with), expects each statement's error codes, and checks
+itself: a crash's test ends with an echo, a wrong result's computes both sides of the oracle's
+relation (INTO OUTFILE, sorted when unordered, compared with LOAD_FILE) and dies naming it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import time
+from typing import List, Optional, Union
+
+from .. import _core
+from ..server import DEFAULT_BINARY
+
+MTR_DIR = pathlib.Path("/usr/share/mysql/mysql-test")
+RELATION_KINDS = ("tlp", "norec", "metamorphic")
+_HANG_MESSAGE = "hang: no statement finished for"
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One statement of the history: its session (``thread``) and place (``seq``) in the run."""
+    seq: int
+    thread: int
+    sql: Union[str, bytes]
+    start: float = 0.0
+    end: float = 0.0
+    key: Optional[dict] = dataclasses.field(default=None, compare=False)  # its replay key, when generated
+
+
+@dataclasses.dataclass
+class Case:
+    """What an attempt runs: data statements, each session's own first statements, the history
+    before the finding, the statement that found it, the sessions, and each target's options."""
+    setup: List[str]
+    session_setup: List[str]
+    history: List[Step]
+    target: Optional[Step]
+    sessions: int  # 1: everything in one session in seq order; 0: the run's sessions, in order
+    options: dict  # target name -> ["name=value", ...]
+    check_all: bool = False  # the oracles check every statement, as in the run (not only the finding's)
+
+    def replace(self, **changes) -> "Case":
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def size(self) -> int:
+        """Statements of the history (the finding's own included)."""
+        return len(self.history) + (self.target is not None)
+
+
+def sql_text(sql: Union[str, bytes]) -> str:
+    return sql if isinstance(sql, str) else sql.decode("utf-8", "replace")
+
+
+
+def _frames(signature: str) -> list:
+    """A crash signature's frames without parameter lists, offsets and repeats: gdb and the error
+    log spell frames slightly differently, and a recursion goes deeper on other data."""
+    head, _, frames = signature.partition(": ")
+    out = [head]
+    for frame in frames.split(" | "):
+        frame = re.sub(r"\([^()]*\)|\+0x[0-9a-f]+|\s+", "", frame)
+        if frame != out[-1]:
+            out.append(frame)
+    return out
+
+
+def same_crash(a: str, b: str) -> bool:
+    """Whether two crash signatures name the same crash: the same signal (or assertion) and
+    frames, one list a prefix of the other once repeats are folded."""
+    fa, fb = _frames(a), _frames(b)
+    n = min(len(fa), len(fb))
+    return n > 1 and fa[:n] == fb[:n] if len(fa) > 1 and len(fb) > 1 else fa == fb
+
+
+def _mtr_statement(sql: str) -> str:
+    """A statement as mysqltest reads it: a changed delimiter around one that holds ';'."""
+    sql = sql.rstrip().rstrip(";")
+    if ";" in sql or sql.lstrip().startswith(("--", "#")):
+        return f"--delimiter //\n{sql}//\n--delimiter ;\n"
+    return sql + ";\n"
+
+
+def mtr_test_files(case: Case, finding: dict, name: str, seen: dict, first_target: str) -> dict:
+    """The .test, .opt, .result and .sql of a case. ``seen``: what _Lab.observe noted."""
+    kind = finding["kind"]
+    hang = kind == "hang"
+    looping = False  # in a loop of rounds, where a hang's statements may fail otherwise
+    codes = seen.get("codes", {})
+    test = [f"# Gauntlet {kind} finding {finding['id']}: {finding['signature'][:300]}",
+            "# Reduced by gauntlet reduce; expected and actual result in README.md.", "",
+            "--source include/have_innodb.inc",
+            "--disable_query_log", "--disable_result_log", "--disable_warnings"]
+    sql_file = []
+
+    def add(sql, connection=None, send=False):
+        sql = sql_text(sql)
+        if connection:
+            test.append(f"--connection {connection}")
+        if codes.get(sql) and not send and not (hang and looping):
+            test.append(expect(sql))
+        text = _mtr_statement(sql).rstrip()
+        if send:  # mysqltest sends the next statement without reading its result
+            text = text.replace("//\n", "//\n--send\n", 1) if text.startswith("--delimiter") else "--send\n" + text
+        test.append(text)
+        sql_file.append(_mtr_statement(sql).replace("--delimiter", "DELIMITER").rstrip())
+
+    def expect(sql):
+        return "--error 0," + ",".join(str(c) for c in sorted(codes[sql]))
+    for sql in case.setup:
+        add(sql)
+    steps = list(case.history) + ([case.target] if case.target else [])
+
+    def session(step):
+        return 1 if case.sessions == 1 else step.thread
+    threads = sorted({session(s) for s in steps})
+    # One connection per session when there are several, or when a statement must be sent
+    # without waiting for it (a hang's).
+    named = len(threads) > 1 or hang
+    if named:
+        for t in threads:
+            test.append(f"--connect (con{t},localhost,root,,{_database(case)})")
+    charset = seen.get("charset")
+    for t in threads if named else [None]:
+        con = f"con{t}" if t is not None else None
+        if charset:
+            add(f"SET NAMES {charset[0]} COLLATE {charset[1]}", con)
+        for sql in case.session_setup:
+            add(sql, con)
+    body = steps[:-1] if case.target is not None else steps
+    last_start = max((s.start for s in body), default=0.0)
+    current, pending = None, {}  # connections with a statement sent and not reaped yet
+    # A race that the replay hit now and then: its sessions' statements again and again (the
+    # reducer says how often), sweeping the gap between sending one session's statement and the
+    # next session's, since mysqltest's timing is not the replay's (a hang's round
+    # ignores the errors of a changed state).
+    rounds = seen.get("rounds", 1) if named and kind in ("crash", "shutdown", "hang") else 1
+    if rounds > 1:
+        looping, current = True, None  # each round begins by naming its connection
+        test += [f"--let $gauntlet_round= {rounds}", "while ($gauntlet_round)", "{",
+                 f"--let $gauntlet_gap= `SELECT $gauntlet_round % {GAPS} * {_GAP_STEP:f}`"]
+        if hang:
+            test.append("--disable_abort_on_error")
+
+    def switch(con):
+        nonlocal current
+        if con and con != current:
+            test.append(f"--connection {con}")
+            current = con
+
+    def reap(con):
+        switch(con)
+        sql = sql_text(pending.pop(con))
+        if codes.get(sql) and not (hang and looping):
+            test.append(expect(sql))
+        test.append("--reap")
+    for i, step in enumerate(body):
+        con = f"con{session(step)}" if named else None
+        switch(con)
+        if con in pending:
+            reap(con)
+        # Sent, not waited for, when another session's statement started before it ended in the
+        # run (as the replay had it), or when a hang caught it: it still ran when the last began.
+        later = next((o for o in body[i + 1:] if session(o) != session(step)), None)
+        send = named and (later is not None and later.start < step.end or hang and step.end >= last_start)
+        if looping and any(c != con for c in pending):  # another session's statement runs
+            test.append("--sleep $gauntlet_gap")
+        add(step.sql, send=send)
+        if send:
+            pending[con] = step.sql
+    result = []
+    if hang:
+        timeout = seen.get("hang_timeout", 10)
+        message = f"{_HANG_MESSAGE} {timeout:g} s"
+        switch("default")
+        test += [f"--let $wait_timeout= {timeout:g}",
+                 "--let $wait_condition= SELECT COUNT(*) = 0 FROM information_schema.processlist "
+                 "WHERE command = 'Query' AND id <> CONNECTION_ID()",
+                 "--source include/wait_condition.inc", "if (!$success)", "{", f"  --die {message}", "}",
+                 "--disable_query_log"]  # the include turns the query log back on
+    for con in list(pending):
+        reap(con)
+    if case.target is not None:
+        switch(f"con{session(case.target)}" if named else None)
+        sql_file.append(_mtr_statement(sql_text(case.target.sql)).replace("--delimiter", "DELIMITER").rstrip())
+        if kind in RELATION_KINDS:
+            check, result = _relation_check(finding.get("evidence", {}), finding, sql_text(case.target.sql))
+            test += check
+        else:
+            test.append(_mtr_statement(sql_text(case.target.sql)).rstrip())
+    if rounds > 1:
+        test += ["--enable_abort_on_error"] if hang else []
+        test += ["--dec $gauntlet_round", "}"]
+    done = {"crash": "no crash", "shutdown": "no crash", "hang": "no hang"}.get(kind, "done")
+    if kind not in RELATION_KINDS:
+        test.append(f"--echo # {done}")
+        result.append(f"# {done}")
+    if named:
+        test += [f"--disconnect con{t}" for t in threads] + ["--connection default"]
+    for sql in case.setup:
+        m = re.match(r"CREATE DATABASE IF NOT EXISTS `([^`]+)`", sql)
+        if m and m.group(1) != "test":
+            test.append(f"DROP DATABASE IF EXISTS `{m.group(1)}`;")
+    test += ["DROP DATABASE IF EXISTS test;", "CREATE DATABASE test;", ""]
+    opt = " ".join(f"--{o}" for o in seen.get("mtr_options", []) + case.options.get(first_target, []))
+    return {".test": "\n".join(test), ".opt": opt + "\n", ".result": "".join(x + "\n" for x in result),
+            ".sql": "\n".join(sql_file) + "\n"}
+
+
+def _database(case: Case) -> str:
+    for sql in case.setup:
+        m = re.match(r"USE `([^`]+)`", sql)
+        if m:
+            return m.group(1)
+    return "test"
+
+
+def _relation_check(ev: dict, finding: dict, target: str):
+    """mysqltest lines that compute both sides of the oracle's relation, write each to a file and
+    fail naming the relation when the files differ; and the .result lines of a server where it holds."""
+    def listed(v):
+        if isinstance(v, list):
+            return v
+        try:
+            return json.loads(v) if v else []
+        except (TypeError, json.JSONDecodeError):
+            return []
+    left = ev.get("left") or target
+    rights = listed(ev.get("right")) if str(ev.get("right", "")).startswith("[") else [ev.get("right", "")]
+    relation = ev.get("relation", "unordered")
+    what = (ev.get("what") or finding.get("oracle", "")).replace("\n", " ")
+    lines = [_mtr_statement(s).rstrip() for s in listed(ev.get("setup")) + listed(ev.get("side_setup"))]
+    # mysqltest cannot send a result to a file, the server can: INTO OUTFILE (a path relative to the
+    # current database's folder, inside mariadb-test-run's secure_file_priv) keeps the session and
+    # streams rows as they would go to a client, without materializing them.
+    lines.append("--let $gauntlet_dir= `SELECT CONCAT(@@datadir, IFNULL(DATABASE(), ''))`")
+    files = []
+    for i, sql in enumerate([left] + rights):
+        name = f"gauntlet_side{i}.txt"
+        files.append(f"$gauntlet_dir/{name}")
+        lines.append(_mtr_statement(_into_outfile(sql, name)).rstrip())
+        if relation != "ordered":
+            lines.append(f"--exec LC_ALL=C sort -o $gauntlet_dir/{name} $gauntlet_dir/{name}")
+    message = _relation_message(finding)
+    result = []
+    for path in files[1:]:
+        lines += [f"--let $gauntlet_same= `SELECT LOAD_FILE('{files[0]}') <=> LOAD_FILE('{path}')`",
+                  "if (!$gauntlet_same)", "{",
+                  f"  --echo # {message}", f"  --diff_files {files[0]} {path}", f"  --die {message}", "}"]
+    lines.append(f"--echo # relation {relation} holds: {what}")
+    result.append(f"# relation {relation} holds: {what}")
+    for path in files:
+        lines.append(f"--remove_file {path}")
+    return lines, result
+
+
+def _relation_message(finding: dict) -> str:
+    """What a reproducer of a relation finding says when the relation fails."""
+    ev = finding.get("evidence", {})
+    what = (ev.get("what") or finding.get("oracle", "")).replace("\n", " ")
+    return f"relation {ev.get('relation', 'unordered')} fails: {what}"
+
+
+def _into_outfile(sql: str, name: str) -> str:
+    """The query writing its rows to ``name`` (before a trailing locking clause, where INTO goes)."""
+    sql = sql.rstrip().rstrip(";")
+    m = re.search(r"\s+(FOR\s+UPDATE|LOCK\s+IN\s+SHARE\s+MODE)(\s+(NOWAIT|SKIP\s+LOCKED|WAIT\s+\d+))?$", sql, re.I)
+    at = m.start() if m else len(sql)
+    return f"{sql[:at]} INTO OUTFILE '{name}'{sql[at:]}"
+
+
+def readme(record: dict, finding: dict, sql: str, name: str, version: str) -> str:
+    v = record["verification"]
+    stages = "\n".join(f"| {s['stage']} | {s['before']} | {s['after']} | {s['attempts']} | {s['seconds']} |"
+                       for s in record["stages"])
+    detail = finding.get("detail", "").strip()
+    if finding["kind"] in ("crash", "shutdown"):
+        expected = "the last statement completes"
+        actual = "\n".join(line for line in detail.splitlines()
+                           if "got signal" in line or "Assertion" in line or line.startswith(("/", "Query"))
+                           or "(" in line and ")[0x" in line)
+    elif finding["kind"] == "hang":
+        expected, actual = f"every statement finishes within {record.get('hang_timeout', 10):g} s", detail
+    elif finding["kind"] == "timing":
+        expected, actual = "the statement is about as fast on each target", detail
+    else:
+        expected, actual = "the relation between the results holds (or the targets agree)", detail
+    return f"""# {finding['kind']}: {finding['signature'][:300]}
+
+Finding {finding['id']} of the run in `{pathlib.Path(record['folder']).parent.parent.parent}`, reduced by
+`gauntlet reduce`. Status: **{'verified by mariadb-test-run' if v.get('verified') else 'NOT verified'}**
+({v.get('why', '')}). Server: {version or 'see the run'}.
+
+## The test case
+
+```sql
+{sql.strip()[:8000]}
+```
+
+Server options it needs beyond the defaults: `{' '.join(sum(record['options_after'].values(), [])) or 'none'}`
+(per target: {json.dumps(record['options_after'])}).
+
+Expected: {expected}. Actual, as {finding.get('oracle', 'crash')} saw it in the run:
+
+```
+{actual[:4000]}
+```
+
+## Files
+
+- `{name}.test`, `{name}.opt`, `{name}.result`: copy into `mysql-test/suite/SUITE/t/` (and `r/`), then
+  `perl mariadb-test-run --suite=SUITE {name}`. It passes on a server without the bug.
+- `{name}.sql`: the same statements for `mariadb test < {name}.sql` on a server started with the options
+  in `{name}.opt`.
+
+Recurrence when replayed before reduction: {record['recurrence']:.0%}.{_rounds(record)}
+
+## Reduction
+
+{record['statements_before']} statements -> {record['statements_after']}, {record['setup_before']} data statements
+-> {record['setup_after']}, {record['attempts']} attempts, {record['seconds']} s.
+
+| stage | before | after | attempts | seconds |
+|---|---|---|---|---|
+{stages}
+"""
+
+
+# The gaps a looping test case sweeps: 0, 0.05, ... 1.95 ms. A race's window can be that
+# narrow and move with the server's options (an ALTER TABLE against an UPDATE: 0.5-1.25 ms
+# after it on a plain server, under 0.25 ms on mariadb-test-run's).
+GAPS, _GAP_STEP = 40, 0.00005
+
+
+def _rounds(record: dict) -> str:
+    replays = record.get("replays")
+    if not replays:
+        return ""
+    return (f" The reduced case, replayed: {replays['hits']} of {replays['tries']}; the test case runs its "
+            f"sessions' statements {record.get('rounds', 1)} times (the .sql once).")
+
+
+_SUITES = itertools.count(1)
+
+
+def _suite_dir(suite: str) -> pathlib.Path:
+    return MTR_DIR / "suite" / suite
+
+
+def verify_with_mtr(repro: pathlib.Path, name: str, finding: dict, target, timeout: float = 600) -> dict:
+    """Runs the test case with Debian's mariadb-test-run on the run's server binary and says whether
+    it failed the way the finding did (the same crash frames, the hang's or the relation's message)."""
+    if finding["kind"] not in ("crash", "shutdown", "hang") + RELATION_KINDS:
+        compare = "time its last statement" if finding["kind"] == "timing" else "compare its output"
+        return {"verified": False, "why": f"a {finding['kind']} finding's test case runs its statements but cannot "
+                                          f"check itself on one server: {compare} on each target "
+                                          "(options in README.md)"}
+    runner = MTR_DIR / "mariadb-test-run"
+    binary = target.binary
+    if not runner.exists():
+        return {"verified": False, "why": "mariadb-test-run is not installed (Debian package mariadb-test)"}
+    if os.path.realpath(binary) != os.path.realpath(DEFAULT_BINARY):
+        return {"verified": False, "why": f"mariadb-test-run runs {DEFAULT_BINARY}, the run used {binary}"}
+    # A suite of its own: verifications that run at once (parallel reductions, two test runs)
+    # would otherwise overwrite each other's files of the same finding id.
+    suite_name = f"gauntlet_{os.getpid()}_{next(_SUITES)}"
+    suite = _suite_dir(suite_name)
+    (suite / "t").mkdir(parents=True, exist_ok=True)
+    (suite / "r").mkdir(parents=True, exist_ok=True)
+    for suffix, folder in ((".test", "t"), (".opt", "t"), (".result", "r")):
+        shutil.copyfile(repro / f"{name}{suffix}", suite / folder / f"{name}{suffix}")
+    vardir = repro / "mtr-var"
+    shutil.rmtree(vardir, ignore_errors=True)
+    cmd = ["perl", str(runner), f"--suite={suite_name}", f"--vardir={vardir}", "--force", "--max-test-fail=0",
+           "--retry=0", "--testcase-timeout=10", "--parallel=1", "--port-group-size=20", name]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, cwd=MTR_DIR, capture_output=True, text=True, errors="replace", timeout=timeout)
+        output = p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        output = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        output += "\n(mariadb-test-run timed out)"
+    finally:
+        shutil.rmtree(suite, ignore_errors=True)
+    (repro / "mtr.log").write_text(output)
+    logs = list(vardir.glob("log/**/mysqld.1.err")) + list(vardir.glob("**/mysqld.1.err"))
+    text = logs[0].read_text(errors="replace") if logs else ""
+    (repro / "mtr-mysqld.err").write_text(text)
+    shutil.rmtree(vardir, ignore_errors=True)  # a datadir and more: the logs are kept
+    failed = bool(re.search(rf"\b{re.escape(name)}\b.*\[ fail \]", output))
+    passed = bool(re.search(rf"\b{re.escape(name)}\b.*\[ pass \]", output))
+    result = {"command": " ".join(cmd), "seconds": round(time.monotonic() - t0, 1), "failed": failed,
+              "passed": passed, "log": str(repro / "mtr.log"), "server_log": str(repro / "mtr-mysqld.err")}
+    kind = finding["kind"]
+    if not failed:
+        result.update(verified=False, why="mariadb-test-run passed the test case" if passed else
+                      "mariadb-test-run did not run the test case (mtr.log)")
+        return result
+    if kind in ("crash", "shutdown"):
+        report = _core.crash_report_from_log(text) if text else {}
+        signature = report.get("signature", "")
+        result["signature"] = signature
+        same = bool(signature) and same_crash(signature, finding["signature"])
+        result.update(verified=same, why="the server crashed with the same frames" if same else
+                      f"mariadb-test-run failed it, but not with the finding's crash ({signature or 'no crash'})")
+    elif kind == "hang":
+        same = _HANG_MESSAGE in output
+        result.update(verified=same, why="the test case's statements did not finish" if same else
+                      "mariadb-test-run failed it otherwise (mtr.log)")
+    else:
+        same = _relation_message(finding) in output
+        result.update(verified=same, why="the test case failed naming the relation" if same else
+                      "mariadb-test-run failed it otherwise (mtr.log)")
+    return result

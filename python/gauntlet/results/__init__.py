@@ -1,0 +1,6 @@
+"""What runs leave behind, read back: RunResult and Finding, tables (pandas) and plots."""
+
+from .frames import KINDS, flatten, plot_timeline, timeline_frame
+from .run_result import Finding, RunResult, compare
+
+__all__ = ["compare", "Finding", "flatten", "KINDS", "plot_timeline", "RunResult", "timeline_frame"]

@@ -1,0 +1,143 @@
+"""One run of a workload against its prepared targets, whatever happens ending in OUT/summary.json."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import traceback
+
+from .. import _core
+from ..results import RunResult
+from .folder import claim_out
+from .preparation import Stop, prepare_target
+from .plan import RunPlan, oracle_label
+from .signals import Interrupts, progress_printer
+
+
+def run_workload(workload, info: dict, plan: RunPlan) -> RunResult:
+    """Runs ``workload`` (a grammar's generator or a replay Script) as ``plan`` says, in ``plan.out``;
+    ``info`` (what ran) goes into the summary."""
+    from ..version import __version__
+    record = {**plan.record, "gauntlet_version": __version__}
+    info = {**info, "settings": record}
+    lock = claim_out(plan.out, plan.overwrite)
+    try:
+        try:
+            (plan.out / "run.json").write_text(json.dumps(record, indent=2, default=str) + "\n")
+        except OSError as e:
+            print(f"gauntlet: cannot write {plan.out / 'run.json'}: {e.strerror}", file=sys.stderr)
+        with Interrupts() as interrupts:
+            summary, timeline = _run_claimed(workload, info, plan, interrupts)
+    finally:
+        lock.close()
+    return RunResult(plan.out, summary, timeline)
+
+
+def _run_claimed(workload, info: dict, plan: RunPlan, interrupts: Interrupts):
+    """The part of a run that owns ``plan.out``: whatever happens, summary.json is written."""
+    started = []  # the ManagedServers this run started, to stop at the end
+    info = {**info, "seed": plan.settings["seed"], "threads": plan.settings["threads"]}
+    described = {t.name: t.to_dict() for t in plan.targets}
+    summary, timeline = None, []
+    try:
+        ready, schema = _prepare_targets(plan, info, interrupts, started)
+        summary, timeline = _execute(workload, plan, ready, schema, described, interrupts)
+    except Stop as stop:
+        summary = _core.empty_summary()
+        summary["stop_reason"] = stop.reason
+        if stop.finding is not None:
+            summary["findings"] = _core.record_findings(str(plan.out), [stop.finding], plan.known, described)
+            summary["finding_counts"] = finding_counts(summary["findings"])
+    except (_core.InvalidInput, _core.GauntletError) as e:
+        summary = _core.empty_summary()
+        summary["stop_reason"] = "error"
+        summary["error"] = {"kind": "input" if isinstance(e, _core.InvalidInput) else "internal",
+                            "at": 0, "thread": 0, "message": str(e)}
+        raise
+    finally:
+        try:
+            for managed in started:
+                if plan.keep_server:
+                    managed.detach()  # `gauntlet server stop --dir OUT/server` stops it
+                else:
+                    managed.stop()
+        finally:
+            if summary is None:  # an unexpected error: still leave a summary
+                summary = _core.empty_summary()
+                summary["stop_reason"] = "error"
+                summary["error"] = {"kind": "internal", "at": 0, "thread": 0,
+                                    "message": "".join(traceback.format_exception_only(*sys.exc_info()[:2])).strip()}
+            _write_summary(summary, info, plan, interrupts)
+    return summary, timeline
+
+
+def _prepare_targets(plan: RunPlan, info: dict, interrupts: Interrupts, started: list):
+    """Every target's server started (or reached) with the data: [(target, ManagedServer or None,
+    ConnectionParams)] and the schema they hold."""
+    targets = plan.targets
+    ready, schema = [], None
+    for target in targets:
+        tinfo = info if len(targets) == 1 else info.setdefault("target_info", {}).setdefault(target.name, {})
+        managed, params, target_schema = prepare_target(target, plan, interrupts, tinfo, started)
+        schema = schema or target_schema
+        ready.append((target, managed, params))
+    if len(targets) > 1:  # the first target's, as for one target
+        first = info["target_info"][targets[0].name]
+        info.update({k: first.get(k) for k in
+                     ("server", "server_info", "server_ready_seconds", "load", "ready_with_data_seconds")
+                     if k in first})
+    if interrupts:
+        raise Stop("interrupted")
+    return ready, schema
+
+
+def _execute(workload, plan: RunPlan, ready: list, schema, described: dict, interrupts: Interrupts):
+    """The statements themselves, in C++ with the GIL released: (summary, timeline)."""
+    options = _core.RunOptions()
+    for name, value in plan.settings.items():
+        setattr(options, name, value)
+    options.out_dir, options.statement_log = str(plan.out), plan.statement_log
+    options.known_bugs = plan.known
+    progress = plan.progress
+    user_tick = progress_printer(sys.stderr) if progress is True else (progress or None)
+
+    def tick(second):
+        stop = bool(user_tick(second)) if user_tick is not None else False
+        return stop or bool(interrupts)
+
+    core_targets = []
+    twins = _core.temporary_twin_sql(plan.spec._s) if plan.spec is not None else []
+    for target, managed, params in ready:
+        if not params.database:
+            params.database = schema.databases[0] if schema.databases else "test"
+        core_targets.append({"name": target.name, "connection": params,
+                             "server": managed._s if managed is not None else None,
+                             "setup": (target.session_setup() if target.is_dsn else []) + twins,
+                             "description": described[target.name]})
+    result = _core.execute_run(workload, schema, core_targets, options, plan.oracles, {}, tick)
+    if progress is True and sys.stderr.isatty():
+        sys.stderr.write("\n")
+    return result
+
+
+def _write_summary(summary: dict, info: dict, plan: RunPlan, interrupts: Interrupts) -> None:
+    summary.update(info)
+    summary["oracles_run"] = [oracle_label(o) for o in plan.oracles]
+    if interrupts.signum is not None:
+        summary["stop_reason"] = "interrupted"
+        summary["signal"] = signal.Signals(interrupts.signum).name
+    try:
+        (plan.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    except OSError as e:  # a full or vanished disk under OUT: the result object still has it all
+        print(f"gauntlet: cannot write {plan.out / 'summary.json'}: {e.strerror}", file=sys.stderr)
+
+
+def finding_counts(findings: list) -> dict:
+    """How many findings: total, new, known, by_kind (the summary's finding_counts)."""
+    by_kind: dict = {}
+    for f in findings:
+        by_kind[f["kind"]] = by_kind.get(f["kind"], 0) + 1
+    known = sum(1 for f in findings if f.get("known"))
+    return {"total": len(findings), "new": len(findings) - known, "known": known, "by_kind": by_kind}
+

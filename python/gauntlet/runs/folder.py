@@ -1,0 +1,51 @@
+"""The run folder (``--out``): claimed by one run at a time, an earlier run's files replaced only when asked."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pathlib
+import shutil
+
+from .. import _core
+
+
+RUN_FILES = ("summary.json", "events.jsonl", "run.json", "findings.jsonl")
+
+
+def claim_out(out: pathlib.Path, overwrite: bool):
+    """Makes ``out`` this run's folder: a writable directory that no other run uses.
+
+    Returns the open lock file (held for the whole run). A folder holding an
+    earlier run is refused unless ``overwrite``, which removes that run's
+    files first: two runs' events never mix.
+    """
+    if out.exists() and not out.is_dir():
+        raise _core.InvalidInput(f"out: {out} exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        lock = open(out / ".gauntlet.lock", "a+")
+    except OSError as e:
+        raise _core.InvalidInput(f"out: cannot write results to {out}: {e.strerror}") from None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.seek(0)
+        holder = lock.read().strip() or "unknown"
+        lock.close()
+        raise _core.InvalidInput(f"out: {out} is in use by another run (pid {holder})") from None
+    lock.seek(0)
+    lock.truncate()
+    lock.write(str(os.getpid()))
+    lock.flush()
+    earlier = sorted(p.name for p in out.iterdir()
+                     if p.name in RUN_FILES or (p.name.startswith("statements-") and p.suffix == ".jsonl"))
+    if earlier and not overwrite:
+        lock.close()
+        raise _core.InvalidInput(f"out: {out} holds an earlier run ({', '.join(earlier)}); choose another "
+                                 "folder, or pass overwrite=True (--overwrite) to replace it")
+    for name in earlier:
+        (out / name).unlink()
+    shutil.rmtree(out / "findings", ignore_errors=True)
+    return lock
+

@@ -1,0 +1,67 @@
+"""What a run does with signals and its progress line: both are the terminal's side of a run."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from typing import Callable, Optional
+
+
+def progress_printer(stream) -> Callable:
+    """A progress callback printing one line a second: on a terminal in place, else as plain lines."""
+    state = {"t0": time.monotonic(), "n": 0}
+
+    def tick(second):
+        if second is None:
+            return False
+        state["n"] += second["statements"]
+        errors = sum(v for k, v in second["outcomes"].items() if k != "ok")
+        line = (f"[{second['t']:6.0f}s] {second['statements']:>8,} stmt/s  p95 {second['p95_ms']:8.2f} ms  "
+                f"errors/s {errors:>6,}  total {state['n']:,}")
+        if stream.isatty():
+            stream.write("\r" + line)
+        else:
+            stream.write(line + "\n")
+        stream.flush()
+        return False
+    return tick
+
+
+class Interrupts:
+    """While a run lasts, SIGINT, SIGTERM and SIGHUP only set a flag.
+
+    The run then ends at the next safe point (the executor's tick, between
+    load batches, between the steps of a run) and still writes its results
+    and stops its server; a second signal does not break that. Only the main
+    thread can take signals; elsewhere (a background Run) this does nothing.
+    """
+
+    SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+    def __init__(self):
+        self.signum: Optional[int] = None
+        self._previous: dict = {}
+
+    def __enter__(self) -> "Interrupts":
+        if threading.current_thread() is threading.main_thread():
+            for s in self.SIGNALS:
+                try:
+                    self._previous[s] = signal.signal(s, self._handle)
+                except (OSError, ValueError):
+                    pass
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        if self.signum is None:
+            self.signum = signum
+
+    def __exit__(self, *exc) -> None:
+        for s, handler in self._previous.items():
+            signal.signal(s, handler)
+
+    def __bool__(self) -> bool:
+        return self.signum is not None
+
+
+# Settings of a run: name -> (kind, low, high). The CLI and config files use

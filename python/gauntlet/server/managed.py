@@ -1,0 +1,154 @@
+"""Servers Gauntlet starts, stops and keeps in a folder of their own (ManagedServer)."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+import re
+import signal
+import subprocess
+from typing import Iterable, Mapping, Optional, Sequence, Union
+
+from .. import _core
+from .connection import Connection
+
+DEFAULT_BINARY = "/usr/sbin/mariadbd"
+ServerError = _core.ServerError
+
+
+@functools.lru_cache(maxsize=None)
+def _known_options(binary: str) -> tuple:
+    """The option names `binary --verbose --help` lists, with '_' for '-'."""
+    try:
+        out = subprocess.run([binary, "--no-defaults", "--verbose", "--help"], capture_output=True, text=True,
+                             timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return tuple(sorted({m.group(1).replace("-", "_") for m in re.finditer(r"^  --([a-z0-9_-]+)", out, re.M)}))
+
+
+_UNKNOWN_OPTION = re.compile(r"unknown (?:variable|option) '(?:--)?([^'=]+)")
+
+
+def _unknown_option_error(binary: str, log_errors: Sequence[str]) -> Optional["_core.InvalidInput"]:
+    """A usage error naming the option, when the server refused to start over an option it does
+    not know (with the nearest option it does know); None for any other failure."""
+    for line in log_errors:
+        m = _UNKNOWN_OPTION.search(line)
+        if m:
+            name = m.group(1)
+            near = difflib.get_close_matches(name.replace("-", "_"), _known_options(binary), n=1, cutoff=0.8)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            return _core.InvalidInput(f"mysqld: {binary} does not know the option {name!r}{hint}")
+    return None
+
+
+def _option_list(mysqld: Union[None, Mapping[str, object], Iterable[str]]) -> list:
+    """{"innodb_page_size": "8k"} or ["innodb_page_size=8k", "--skip-log-bin"] -> option=value list."""
+    if mysqld is None:
+        return []
+    if isinstance(mysqld, Mapping):
+        items = [k if v is None or v is True else f"{k}={v}" for k, v in mysqld.items()]
+    else:
+        items = list(mysqld)
+    return [item[2:] if item.startswith("--") else item for item in items]
+
+
+class ManagedServer:
+    """A mariadbd/mysqld started by Gauntlet in a private run directory.
+
+    >>> with ManagedServer("/tmp/s1", mysqld={"innodb_page_size": "8k"}) as s:  # doctest: +SKIP
+    ...     Connection(s).query("SELECT @@innodb_page_size")
+    """
+
+    def __init__(self, dir: str, *, binary: str = DEFAULT_BINARY, mysqld=None,
+                 wrapper: Sequence[str] = (), tcp: bool = False, start_timeout: float = 60,
+                 core_file: bool = True, _die_with_parent: bool = False, _core_server=None):
+        if _core_server is not None:
+            self._s = _core_server
+            return
+        o = _core.ServerOptions()
+        o.dir = os.fspath(dir)
+        o.binary = binary
+        o.mysqld = _option_list(mysqld)
+        o.wrapper = list(wrapper)
+        o.tcp = tcp
+        o.start_timeout = start_timeout
+        o.core_file = core_file
+        o.die_with_parent = _die_with_parent
+        self._s = _core.ManagedServer(o)
+
+    @classmethod
+    def attach(cls, dir: str) -> "ManagedServer":
+        """The server a `gauntlet server start --dir DIR` left running."""
+        return cls(dir, _core_server=_core.ManagedServer.attach(os.fspath(dir)))
+
+    def start(self) -> "ManagedServer":
+        """Starts the server (from a copy of the cached datadir template) and waits until it
+        answers. Raises InvalidInput when it refuses an option it does not know (the option
+        named, with a near miss), ServerError when it fails to start otherwise (with the error
+        log's [ERROR] lines in ``log_errors``)."""
+        try:
+            self._s.start()
+        except ServerError as e:
+            usage = _unknown_option_error(self.binary, getattr(e, "log_errors", []))
+            if usage is not None:
+                raise usage from None
+            raise
+        return self
+
+    def stop(self, timeout: float = 60) -> None:
+        """SHUTDOWN, then SIGKILL when it takes longer than `timeout` seconds."""
+        self._s.stop(timeout)
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        """Sends `sig` to the server process (SIGKILL by default; SIGSEGV or SIGABRT to make a crash, SIGSTOP to make a hang)."""
+        self._s.kill(int(sig))
+
+    def restart(self) -> None:
+        """Stops and starts the server, keeping its datadir."""
+        self._s.restart()
+
+    def detach(self) -> None:
+        """Leave the server running after this object is gone."""
+        self._s.detach()
+
+    @property
+    def alive(self) -> bool:
+        """True while the server process exists."""
+        return self._s.alive()
+
+    def crash(self) -> dict:
+        """The crash report (signal, assertion, frames, signature, log excerpt, gdb)."""
+        return self._s.crash()
+
+    def connect(self, database: Optional[str] = None) -> Connection:
+        """A new Connection to this server (as root, over its Unix socket), in ``database``
+        when given."""
+        return Connection(self._s.connection, database=database)
+
+    connection = property(lambda self: self._s.connection, doc='The ConnectionParams of this server (its Unix socket, root).')
+    dsn = property(lambda self: self._s.dsn, doc='A mysql:// DSN other tools can use.')
+    socket = property(lambda self: self._s.socket, doc='The Unix socket path.')
+    port = property(lambda self: self._s.port, doc='The TCP port on 127.0.0.1 (0 unless started with tcp=True).')
+    pid = property(lambda self: self._s.pid, doc='The server process id (-1 before start).')
+    exit_signal = property(lambda self: self._s.exit_signal, doc='The signal that ended the server process, or 0.')
+    error_log = property(lambda self: self._s.error_log, doc="The server's error log path.")
+    datadir = property(lambda self: self._s.datadir, doc='The data directory (a copy of the cached template).')
+    ready_seconds = property(lambda self: self._s.ready_seconds, doc='Seconds from launch to the first answered query, of the last start.')
+    dir = property(lambda self: self._s.options.dir, doc='The run directory that holds datadir, logs, socket and server.json.')
+    binary = property(lambda self: self._s.options.binary, doc='The server binary.')
+    mysqld = property(lambda self: list(self._s.options.mysqld), doc='The server options it starts with.')
+    command_line = property(lambda self: list(self._s.command_line),
+                            doc="The server's command line as last started, Gauntlet's own options included.")
+
+    def __enter__(self) -> "ManagedServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = f"pid={self.pid}, running" if self.alive else "stopped"
+        return f"ManagedServer({self.dir!r}, {state})"

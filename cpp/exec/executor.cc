@@ -15,6 +15,8 @@
 #include "exec/clock.h"
 #include "exec/error_table.h"
 #include "exec/hang_evidence.h"
+#include "exec/output_format.h"
+#include "exec/statement_log.h"
 #include "exec/executor_state.h"
 #include "exec/turns.h"
 #include "generate/statements.h"
@@ -304,11 +306,7 @@ void Executor::StartWorkers() {
     }
     if (options_.statement_log && !options_.out_dir.empty()) {
       w->log.open(std::filesystem::path(options_.out_dir) / ("statements-" + std::to_string(w->id) + ".jsonl"));
-      w->log << json{{"header", "gauntlet statement log"}, {"thread", w->id},
-                     {"time", "start and end in seconds since the run started, as the timeline's t"},
-                     {"order", "seq: the order in which statements started, across all sessions"}}
-                    .dump()
-             << '\n';
+      w->log << StatementLogLine::Header(w->id) << '\n';
     }
     workers_.push_back(std::move(w));
   }
@@ -319,7 +317,7 @@ void Executor::StartWorkers() {
     json oracle_names = json::array();
     for (const auto& o : oracles_) oracle_names.push_back(o->name());
     std::lock_guard<std::mutex> lock(shared_->mu);
-    shared_->Event({{"type", "start"}, {"threads", options_.threads}, {"seed", options_.seed},
+    shared_->Event({{"type", "start"}, {"format", FormatVersion("event")}, {"threads", options_.threads}, {"seed", options_.seed},
                     {"duration", options_.duration}, {"queries", options_.queries},
                     {"server", targets_[0].connection.ToString()}, {"targets", names}, {"oracles", oracle_names},
                     {"grammar", grammar_ ? json(grammar_->sources()) : json(nullptr)},

@@ -11,13 +11,13 @@
 #include "exec/error_table.h"
 #include "exec/executor.h"
 #include "exec/executor_state.h"
+#include "exec/statement_log.h"
 #include "generate/statements.h"
 
 namespace gauntlet {
 namespace {
 
 using executor_internal::DeadTarget;
-using executor_internal::DumpLogLine;
 using executor_internal::IsCommit;
 using executor_internal::Seconds;
 using executor_internal::SqlStartsWith;
@@ -104,16 +104,20 @@ void Executor::ReportCrash(Worker& w, std::string_view statement, size_t target)
 void Executor::LogStatement(Worker& w, uint64_t seq, size_t piece, int64_t start_ns, int64_t end_ns,
                             const char* outcome, const Outcome& o, std::string_view sql, const json& key,
                             const std::vector<Outcome>* each) {
-  json line = {{"seq", seq}, {"thread", w.id}, {"query", w.queries - 1}, {"piece", piece},
-               {"start", static_cast<double>(start_ns) / 1e9}, {"end", static_cast<double>(end_ns) / 1e9},
-               {"outcome", outcome}, {"error", o.error_code}, {"sql", sql}};
-  if (each != nullptr) {  // each target's time: what a query-level comparison of targets reads
-    json ms = json::array();
-    for (const Outcome& x : *each) ms.push_back(static_cast<double>(x.nanos) / 1e6);
-    line["target_ms"] = std::move(ms);
-  }
-  if (piece == 0 && !key.is_null()) line["key"] = key;
-  w.log << DumpLogLine(line) << '\n';
+  StatementLogLine line;
+  line.seq = seq;
+  line.thread = w.id;
+  line.query = w.queries - 1;
+  line.piece = piece;
+  line.start = static_cast<double>(start_ns) / 1e9;
+  line.end = static_cast<double>(end_ns) / 1e9;
+  line.outcome = outcome;
+  line.error = o.error_code;
+  line.sql = sql;
+  if (each != nullptr)  // each target's time: what a query-level comparison of targets reads
+    for (const Outcome& x : *each) line.target_ms.push_back(static_cast<double>(x.nanos) / 1e6);
+  if (piece == 0) line.key = key;
+  w.log << line.Serialize() << '\n';
 }
 
 int64_t Executor::WaitDue(Worker& w) {

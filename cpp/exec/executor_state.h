@@ -40,25 +40,6 @@ inline bool SqlStartsWith(std::string_view s, std::string_view prefix) {
 
 inline bool IsCommit(std::string_view s) { return SqlStartsWith(s, "COMMIT"); }
 
-// A statement log line; SQL that is not UTF-8 (binary values) is kept exact
-// as "sql_hex" instead.
-inline std::string DumpLogLine(json& line) {
-  try {
-    return line.dump();
-  } catch (const json::type_error&) {
-    static const char kHex[] = "0123456789abcdef";
-    const std::string sql = line["sql"].get<std::string>();
-    std::string hex;
-    for (const unsigned char c : sql) {
-      hex += kHex[c >> 4];
-      hex += kHex[c & 15];
-    }
-    line.erase("sql");
-    line["sql_hex"] = hex;
-    return line.dump(-1, ' ', false, json::error_handler_t::replace);
-  }
-}
-
 // The first target whose server is gone, or `fallback`.
 inline size_t DeadTarget(const std::vector<Target>& targets, size_t fallback) {
   for (size_t t = 0; t < targets.size(); ++t)

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "exec/output_format.h"
 
 namespace gauntlet {
 
@@ -26,7 +27,7 @@ std::string Trim(const std::string& s) {
 }  // namespace
 
 json Finding::ToJson() const {
-  json j = {{"kind", kind}, {"oracle", oracle}, {"at", at}, {"signature", signature}, {"detail", detail},
+  json j = {{"format", FormatVersion("finding")}, {"kind", kind}, {"oracle", oracle}, {"at", at}, {"signature", signature}, {"detail", detail},
             {"thread", thread}, {"statement", statement}, {"targets", targets}};
   if (!id.empty()) j["id"] = id;
   if (!known.empty()) j["known"] = known;

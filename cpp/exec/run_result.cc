@@ -1,6 +1,7 @@
 #include "exec/run_result.h"
 
 #include "exec/error_table.h"
+#include "exec/output_format.h"
 
 namespace gauntlet {
 namespace {
@@ -67,15 +68,19 @@ json SecondStats::ToJson() const {
           {"query_p99_ms", Ms(query_p99)}, {"query_max_ms", Ms(query_max)}};
 }
 
-json RunResult::ToJson() const {
-  json f = json::array();
+json FindingCounts(const json& findings) {
   std::map<std::string, uint64_t> by_kind;
   uint64_t known = 0;
-  for (const Finding& x : findings) {
-    f.push_back(x.ToJson());
-    ++by_kind[x.kind];
-    known += !x.known.empty();
+  for (const json& f : findings) {
+    ++by_kind[f.at("kind").get<std::string>()];
+    known += !f.value("known", "").empty();
   }
+  return {{"total", findings.size()}, {"new", findings.size() - known}, {"known", known}, {"by_kind", by_kind}};
+}
+
+json RunResult::ToJson() const {
+  json f = json::array();
+  for (const Finding& x : findings) f.push_back(x.ToJson());
   json o = json::object();
   for (const auto& [name, stats] : oracles) o[name] = stats.ToJson();
   json t = json::array();
@@ -84,7 +89,8 @@ json RunResult::ToJson() const {
   for (const auto& [code, count] : connect_errors)
     connect.push_back({{"code", code}, {"name", ErrorTable::Default().Name(code)}, {"count", count}});
   const double s = seconds > 0 ? seconds : 1;
-  return {{"seconds", seconds},
+  return {{"format", FormatVersion("summary")},
+          {"seconds", seconds},
           {"threads", threads},
           {"seed", seed},
           {"queries", queries},
@@ -104,8 +110,7 @@ json RunResult::ToJson() const {
           {"query_latency_histogram", query_latency.ToJson()},
           {"generate_cpu_seconds", generate_seconds},
           {"findings", f},
-          {"finding_counts", {{"total", findings.size()}, {"new", findings.size() - known}, {"known", known},
-                              {"by_kind", by_kind}}},
+          {"finding_counts", FindingCounts(f)},
           {"oracles", o},
           {"targets", t},
           {"error", failure ? failure->ToJson() : json(nullptr)},

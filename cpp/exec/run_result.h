@@ -103,6 +103,10 @@ struct RunResult {
   nlohmann::json ToJson() const;  // summary.json
 };
 
+// The summary's finding_counts of findings as written (Finding::ToJson):
+// total, new, known, by_kind. Keep-going runs count their merged findings.
+nlohmann::json FindingCounts(const nlohmann::json& findings);
+
 }  // namespace gauntlet
 
 #endif  // GAUNTLET_EXEC_RUN_RESULT_H_

@@ -1,13 +1,11 @@
 #include "exec/script.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "common/error.h"
+#include "exec/statement_log.h"
 
 namespace gauntlet {
 
@@ -87,36 +85,16 @@ Script Script::Serialized() const {
 Script Script::FromStatementLogs(const std::vector<std::string>& files, int sessions, uint64_t until_seq) {
   std::vector<ScriptStatement> all;
   for (const std::string& file : files) {
-    std::ifstream in(file);
-    if (!in) throw InvalidInput({file, 0, 0}, "cannot read the statement log");
-    std::string line;
-    int number = 0;
-    while (std::getline(in, line)) {
-      ++number;
-      if (line.empty()) continue;
+    for (StatementLogLine& line : ReadStatementLog(file)) {
+      if (until_seq != 0 && line.seq >= until_seq) continue;
       ScriptStatement s;
-      try {
-        const nlohmann::json j = nlohmann::json::parse(line);
-        if (j.contains("header")) continue;
-        s.seq = j.at("seq").get<uint64_t>();
-        s.thread = j.at("thread").get<int>();
-        s.start = j.value("start", 0.0);
-        s.end = j.value("end", 0.0);
-        const std::string outcome = j.value("outcome", "");
-        s.cut_off = outcome == "crash" || outcome == "connection" || outcome == "cancelled";
-        if (j.contains("sql_hex")) {
-          const std::string hex = j["sql_hex"].get<std::string>();
-          for (size_t i = 0; i + 1 < hex.size(); i += 2) s.sql += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-        } else {
-          s.sql = j.at("sql").get<std::string>();
-        }
-      } catch (const std::exception& e) {
-        // A run killed mid-write leaves a torn last line: the rest is usable.
-        if (in.peek() == EOF) break;
-        throw InvalidInput({file, number, 0}, std::string("not a statement log line: ") + e.what());
-      }
-      if (s.thread < 1) throw InvalidInput({file, number, 0}, "thread must be 1 or more");
-      if (until_seq == 0 || s.seq < until_seq) all.push_back(std::move(s));
+      s.seq = line.seq;
+      s.thread = line.thread;
+      s.start = line.start;
+      s.end = line.end;
+      s.cut_off = line.outcome == "crash" || line.outcome == "connection" || line.outcome == "cancelled";
+      s.sql = std::move(line.sql);
+      all.push_back(std::move(s));
     }
   }
   return FromStatements(std::move(all), sessions);

@@ -140,8 +140,9 @@ void QueryBuilder::Cte(std::string& out, int depth) {
   if (Percent(30)) {  // a recursive counter, from a small start: at most 20 rows
     rel.cols = {{"a1", T::kInt}};
     rel.rows = 20;
+    const uint64_t last = Below(20);  // drawn apart from the +: see Cond's quantifier
     out += "WITH RECURSIVE " + rel.alias + " (a1) AS (SELECT " + std::to_string(Below(3)) +
-           " UNION ALL SELECT a1 + 1 FROM " + rel.alias + " WHERE a1 < " + std::to_string(Below(20)) + ") ";
+           " UNION ALL SELECT a1 + 1 FROM " + rel.alias + " WHERE a1 < " + std::to_string(last) + ") ";
   } else {
     out += "WITH " + rel.alias + " AS (";
     std::vector<Col> shape;
@@ -239,8 +240,9 @@ void QueryBuilder::Select(std::string& out, int depth, int items, std::vector<Co
       if (ordered && Percent(30)) {
         // The standard's form (MariaDB 10.6), after an ORDER BY.
         if (Percent(50)) out += " OFFSET " + std::to_string(Below(5)) + " ROWS";
-        out += std::string(Pick({" FETCH FIRST ", " FETCH NEXT "})) + std::to_string(1 + Below(10)) +
-               Pick({" ROWS ONLY", " ROWS WITH TIES", " ROW ONLY"});
+        const char* rows = Pick({" ROWS ONLY", " ROWS WITH TIES", " ROW ONLY"});
+        const uint64_t count = 1 + Below(10);
+        out += std::string(Pick({" FETCH FIRST ", " FETCH NEXT "})) + std::to_string(count) + rows;
       } else {
         out += " LIMIT " + std::to_string(Below(20));
         if (Percent(30)) out += " OFFSET " + std::to_string(Below(5));
@@ -355,9 +357,9 @@ void QueryBuilder::TableRef(std::string& out, int depth, Rel* rel) {
     if (keys.empty() || Percent(30)) {
       out += " USE INDEX ()";
     } else {
+      const std::string& key = keys[Below(keys.size())];
       out += std::string(Pick({" FORCE INDEX (", " USE INDEX (", " IGNORE INDEX (", " FORCE INDEX FOR JOIN (",
-                               " IGNORE INDEX FOR ORDER BY ("})) +
-             keys[Below(keys.size())] + ")";
+                               " IGNORE INDEX FOR ORDER BY ("})) + key + ")";
     }
   }
   *rel = TableRel(table, alias);

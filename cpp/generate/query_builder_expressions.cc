@@ -238,7 +238,12 @@ void QueryBuilder::Cond(std::string& out, int depth) {
       }
       E(out, t, depth + 1);
       if (form == 1) out += Pick({" IN ", " NOT IN "});
-      else out += std::string(" ") + Pick({"=", "<>", "<", "<=", ">", ">="}) + Pick({" ANY ", " ALL ", " SOME "});
+      else {
+        // Draws in statements of their own: the operands of + run in any order (GCC's and
+        // Clang's differ), and the same seed must give the same SQL from every compiler.
+        const char* quantifier = Pick({" ANY ", " ALL ", " SOME "});
+        out += std::string(" ") + Pick({"=", "<>", "<", "<=", ">", ">="}) + quantifier;
+      }
       Subquery(out, depth, Comparable(t), false);
       return;
     }

@@ -156,13 +156,14 @@ void QueryBuilder::Ddl(std::string& out) {
     out += "SET STATEMENT system_versioning_alter_history=KEEP FOR ";
   const std::string extra = "`x" + std::to_string(1 + Below(3)) + "`";
   switch (Below(12)) {
-    case 0:
+    case 0: {  // draws in statements of their own, in a fixed order (see QueryBuilder::Cond)
+      const std::string place = Percent(50) ? "" : Percent(50) ? " FIRST" : " AFTER " + Quote(t.columns[0].name);
       out += "ALTER TABLE " + name + " ADD COLUMN IF NOT EXISTS " + extra + " " +
              Pick({"INT", "INT UNSIGNED NOT NULL DEFAULT 7", "VARCHAR(0)", "VARCHAR(20) CHARACTER SET latin1",
                    "DECIMAL(65,30)", "DATETIME(6) NULL", "TEXT", "BIT(1)", "DOUBLE AS (1 / 3) VIRTUAL",
-                   "CHAR(5) NOT NULL DEFAULT 'ab'"}) +
-             (Percent(50) ? "" : Percent(50) ? " FIRST" : " AFTER " + Quote(t.columns[0].name));
+                   "CHAR(5) NOT NULL DEFAULT 'ab'"}) + place;
       return;
+    }
     case 1:
       out += "ALTER TABLE " + name + " DROP COLUMN IF EXISTS " + extra;
       return;
@@ -199,8 +200,9 @@ void QueryBuilder::Ddl(std::string& out) {
       const std::string base = c.base_type();
       const bool prefix = (type == T::kString || type == T::kBinary || type == T::kJson) && base != "enum" &&
                           base != "set";
+      const char* order = Percent(30) ? " DESC" : "";  // drawn apart from the + (see QueryBuilder::Cond)
       out += "ALTER TABLE " + name + " ADD INDEX IF NOT EXISTS `ix" + std::to_string(1 + Below(2)) + "` (" +
-             Quote(c.name) + (prefix ? "(8)" : "") + (Percent(30) ? " DESC" : "") + ")";
+             Quote(c.name) + (prefix ? "(8)" : "") + order + ")";
       return;
     }
     case 5:
@@ -249,7 +251,8 @@ void QueryBuilder::Setting(std::string& out) {
       return;
     case 1: case 2: {
       const auto& flags = OptimizerSwitchFlags();
-      out += "optimizer_switch = '" + flags[Below(flags.size())] + (Percent(50) ? "=on'" : "=off'");
+      const char* value = Percent(50) ? "=on'" : "=off'";  // drawn apart from the + (see QueryBuilder::Cond)
+      out += "optimizer_switch = '" + flags[Below(flags.size())] + value;
       return;
     }
     case 3: out += "join_cache_level = " + std::to_string(Below(9)); return;

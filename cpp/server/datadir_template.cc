@@ -37,6 +37,24 @@ std::string FindInstallDb(const std::string& binary) {
   throw ServerError("cannot bootstrap " + binary + ": mariadb-install-db not found", {});
 }
 
+// One file, link or folder, made again while a signal the process handles (Python's Ctrl-C
+// handler, installed without SA_RESTART) interrupts its system calls: acting on the signal is the
+// caller's business. Per entry, since a whole tree of small files rarely copies between signals.
+void CopyEntry(const fs::path& from, const fs::path& to) {
+  for (int attempt = 1;; ++attempt) {
+    try {
+      if (fs::is_directory(fs::symlink_status(from))) {
+        fs::create_directory(to);
+      } else {
+        fs::copy(from, to, fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing);
+      }
+      return;
+    } catch (const fs::filesystem_error& e) {
+      if (e.code() != std::errc::interrupted || attempt == 100) throw;
+    }
+  }
+}
+
 }  // namespace
 
 std::string OptionName(const std::string& option) {
@@ -137,7 +155,10 @@ std::string EnsureTemplate(const std::string& binary, const std::vector<std::str
 
 void CopyDatadir(const std::string& from, const std::string& target) {
   fs::create_directories(fs::path(target).parent_path());
-  fs::copy(from, target, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  CopyEntry(from, target);
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(from)) {
+    CopyEntry(entry.path(), fs::path(target) / fs::relative(entry.path(), from));
+  }
 }
 
 }  // namespace gauntlet

@@ -29,7 +29,8 @@ std::string TemplateCacheDir(const std::string& configured);
 std::string EnsureTemplate(const std::string& binary, const std::vector<std::string>& mysqld,
                            const std::string& cache_dir);
 
-// Copies a template (or any datadir) to `target`, which must not exist.
+// Copies a template (or any datadir) to `target`, which must not exist. A copy that a
+// handled signal interrupts (EINTR) starts again: the signal is the caller's to act on.
 void CopyDatadir(const std::string& from, const std::string& target);
 
 // True for MariaDB binaries (`--version` says so); MySQL and Percona otherwise.

@@ -7,6 +7,8 @@
 #include "exec/connection.h"
 #include "exec/error_table.h"
 #include "exec/executor.h"
+#include "exec/output_format.h"
+#include "exec/statement_log.h"
 #include "generate/perl_runtime.h"
 #include "oracle/registry.h"
 #include "server/crash_log.h"
@@ -299,6 +301,50 @@ void RegisterRunResults(py::module_& m) {
   // The summary of a run that ended before any session started: the same
   // shape summary.json always has.
   m.def("empty_summary", [] { return ToPython(RunResult().ToJson()); });
+  m.def("finding_counts", [](const py::list& findings) { return ToPython(FindingCounts(FromPython(findings))); },
+        py::arg("findings"));
+  // The schema of every output file, by name (data/formats/NAME.schema.json).
+  m.def("output_formats", [] {
+    py::dict d;
+    for (const std::string& name : OutputFormatNames()) d[py::str(name)] = ToPython(OutputFormat(name));
+    return d;
+  });
+  py::list kinds;
+  for (size_t i = 0; i < static_cast<size_t>(OutcomeKind::kCount); ++i)
+    kinds.append(OutcomeKindName(static_cast<OutcomeKind>(i)));
+  m.attr("OUTCOME_KINDS") = py::tuple(kinds);
+  // A statement log's statement lines as dicts; `sql` is str, or bytes where
+  // the statement is not UTF-8.
+  m.def("read_statement_log", [](const std::string& file) {
+    std::vector<StatementLogLine> lines;
+    {
+      py::gil_scoped_release release;
+      lines = ReadStatementLog(file);
+    }
+    py::list out;
+    for (const StatementLogLine& l : lines) {
+      py::dict d;
+      d["seq"] = l.seq;
+      d["thread"] = l.thread;
+      d["query"] = l.query;
+      d["piece"] = l.piece;
+      d["start"] = l.start;
+      d["end"] = l.end;
+      d["outcome"] = l.outcome;
+      d["error"] = l.error;
+      PyObject* text = PyUnicode_DecodeUTF8(l.sql.data(), static_cast<Py_ssize_t>(l.sql.size()), nullptr);
+      if (text == nullptr) {
+        PyErr_Clear();
+        d["sql"] = py::bytes(l.sql);
+      } else {
+        d["sql"] = py::reinterpret_steal<py::str>(text);
+      }
+      d["target_ms"] = l.target_ms;
+      d["key"] = ToPython(l.key);
+      out.append(d);
+    }
+    return out;
+  }, py::arg("file"));
   // Latency of several runs together (the rounds of a keep-going run), from
   // their summaries' latency_histogram: (latency_ms, latency_histogram).
   m.def("merge_latency", [](const py::list& histograms) {

@@ -20,9 +20,62 @@ def shared_grammars() -> pathlib.Path:
     return path
 
 
+def two_targets(a_options=None, b_options=None, **extra):
+    """Two targets named a and b on managed servers, with server options and more keys each."""
+    return [{"name": "a", "options": a_options or {}, **extra.get("a", {})},
+            {"name": "b", "options": b_options or {}, **extra.get("b", {})}]
+
+
 @pytest.fixture(scope="session")
 def rqg_grammars() -> pathlib.Path:
     try:
         return shared_grammars()
     except FileNotFoundError as e:
         pytest.fail(str(e))
+
+
+# Every file a test's run leaves is checked against its one definition (data/formats): a writer
+# that drifts from its schema, in C++ or in Python, fails the test that made it.
+_FORMAT_OF = {"summary.json": "summary", "run.json": "run", "finding.json": "finding", "campaign.json": "campaign",
+              "verdict.json": "verdict", "query_classes.json": "query-classes", "reduction.json": "reduction"}
+_LINES_OF = {"events.jsonl": "event", "findings.jsonl": "finding", "results.jsonl": "campaign-row",
+             "attempts.jsonl": "attempt"}
+
+
+def check_output_files(root: pathlib.Path, lines_per_file: int = 200) -> int:
+    """Validates every output file under ``root``; returns how many were checked."""
+    import json
+    from gauntlet import formats
+    checked = 0
+    for path in root.rglob("*"):
+        if path.is_symlink() or not path.is_file():
+            continue
+        name = path.name
+        kind = _FORMAT_OF.get(name) or _LINES_OF.get(name) or (
+            "statement" if name.startswith("statements-") and name.endswith(".jsonl") else None)
+        if kind is None:
+            continue
+        if name.endswith(".jsonl"):
+            raw = path.read_text(errors="surrogateescape").splitlines()
+            for number, line in enumerate(raw[:lines_per_file], 1):
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    if number == len(raw):
+                        continue  # a torn last line of a killed run
+                    raise
+                formats.check(kind, record, f"{path}:{number}")
+        else:
+            formats.check(kind, json.loads(path.read_text()), str(path))
+        checked += 1
+    return checked
+
+
+@pytest.fixture(autouse=True)
+def _output_files_fit_their_formats(request):
+    root = None
+    if "tmp_path" in request.fixturenames and not request.node.get_closest_marker("foreign_files"):
+        root = request.getfixturevalue("tmp_path")
+    yield
+    if root is not None:
+        check_output_files(root)

@@ -86,6 +86,7 @@ CASES = {
 }
 
 
+@pytest.mark.foreign_files
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_input_exits_2_with_a_clear_message(tmp_path, case):
     args, message = CASES[case]

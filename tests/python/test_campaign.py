@@ -147,9 +147,26 @@ def test_rows_run_on_a_dask_cluster(grammar_file, tmp_path):
             distributed.Client(cl) as client:
         plan = _space().covering()
         result = Campaign(plan, tmp_path / "out", cluster=client, **_settings(grammar_file)).run()
+        # The command line's way in: a scheduler's address, where the campaign opens its own client.
+        space = tmp_path / "space.json"
+        space.write_text(json.dumps(_space_dict()))
+        address = cl.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:"), address
+        cli = subprocess.run([sys.executable, "-m", "gauntlet", "campaign", str(space), "--grammar", str(grammar_file),
+                              "--threads", "1", "--queries", "60", "--duration", "0", "--mysqld",
+                              f"plugin-dir={UDF_DIR}", "--cluster", address, "--out", str(tmp_path / "cli")],
+                             env=ENV, capture_output=True, text=True, timeout=600)
+        # Both campaigns' rows went through the scheduler: one task per row each.
+        done = client.run_on_scheduler(lambda dask_scheduler: sorted({
+            str(t[0]) for t in dask_scheduler.transition_log if str(t[0]).startswith("run_row-") and t[2] == "memory"}))
     assert sorted(r["row"] for r in result.rows) == list(range(len(plan)))
     assert [r["status"] for r in result.rows].count("invalid") == 1
     assert sum(r["status"] == "failed" for r in result.rows) >= 1
+    assert cli.returncode == 1, cli.stdout + cli.stderr  # a row crashed its server
+    rows = CampaignResult(tmp_path / "cli").rows
+    assert sorted(r["row"] for r in rows) == list(range(len(plan)))
+    assert [r["status"] for r in rows] == [r["status"] for r in sorted(result.rows, key=lambda r: r["row"])]
+    assert len(done) == 2 * len(plan), done
 
 
 @pytest.mark.slow

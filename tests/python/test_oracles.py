@@ -15,6 +15,7 @@ import pathlib
 import pytest
 
 import gauntlet
+from conftest import two_targets
 from wrong_result_proxy import WrongResultProxy
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -22,11 +23,6 @@ UDF_DIR = REPO / "build" / "tests" / "udf"
 OPTIMIZER = REPO / "grammars" / "optimizer.yy"
 OLTP = REPO / "grammars" / "oltp"
 RELATION_ORACLES = ["tlp", "norec", "transforms"]
-
-
-def two_targets(a_options=None, b_options=None, **extra):
-    return [{"name": "a", "options": a_options or {}, **extra.get("a", {})},
-            {"name": "b", "options": b_options or {}, **extra.get("b", {})}]
 
 
 def test_differential_fires_on_div_precision_increment(tmp_path):
@@ -152,6 +148,8 @@ def _wrapped_run(tmp_path, trigger, oracles, grammar="query: SELECT pk FROM D WH
     ("transform:derived", "gauntlet_d", "metamorphic"),
     ("transform:cte", "gauntlet_c", "metamorphic"),
     ("transform:view", "gauntlet_view", "metamorphic"),
+    ("transform:view_temptable", "gauntlet_view", "metamorphic"),
+    ("transform:optimizer_switch", "optimizer_switch", "metamorphic"),
     ("transform:prepared", "EXECUTE", "metamorphic"),
     ("transform:ignore_index", "USE INDEX", "metamorphic"),
     ("transform:join_cache", "join_cache_level", "metamorphic"),
@@ -333,7 +331,7 @@ def test_cli_targets_oracles_and_config(tmp_path):
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     assert r.returncode == 1, r.stderr
     assert "FINDING divergence" in r.stdout and "oracle differential:" in r.stdout
-    config = tmp_path / "run.json"
+    config = tmp_path / "config.json"
     config.write_text(json.dumps({"grammar": str(grammar), "queries": 50, "duration": 0, "oracles": "differential",
                                   "targets": [{"name": "x", "options": {"div_precision_increment": 4}},
                                               {"name": "y", "options": {"div_precision_increment": 4}}]}))

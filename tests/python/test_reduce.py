@@ -19,6 +19,11 @@ def _files(repro, name):
         "README.md", "reduction.json"}
 
 
+def _reduce_cli(folder, *flags):
+    return subprocess.run([sys.executable, "-m", "gauntlet", "reduce", str(folder), *flags], capture_output=True,
+                          text=True, env=ENV, timeout=900)
+
+
 @pytest.fixture(scope="module")
 def crash_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("crash") / "run"
@@ -76,10 +81,14 @@ def test_a_wrong_result_becomes_a_test_case_that_checks_the_relation(tmp_path):
     result = planted_run(tmp_path / "run", WRONG, oracles="tlp", quiet=True)
     tlp = [f for f in result.findings if f["kind"] == "tlp"]
     assert [f["statement"] for f in tlp] == [WRONG[(1, 1450)]]
-    reduction = result.reduce(tlp[0], budget=300)
+    # Through the command line: exit 0 for a verified test case.
+    cli = _reduce_cli(result.out / "findings" / tlp[0]["id"], "--budget", "300")
+    assert cli.returncode == 0, cli.stdout[-3000:] + cli.stderr[-3000:]
+    reduction = gauntlet.Reduction.load(result.out / "findings" / tlp[0]["id"])
     r = reduction.record
     assert r["statements_after"] <= 5 and r["setup_after"] <= 2, r
     assert reduction.verified, r["verification"]
+    assert f"test case: {reduction.folder} (" in cli.stdout and repr(reduction) in cli.stdout
     log = (reduction.folder / "mtr.log").read_text()
     assert "relation unordered fails: WHERE p, WHERE NOT p and WHERE p IS NULL" in log
     # Where the relation holds the same test case passes, against the .result it ships with.
@@ -97,7 +106,10 @@ def test_the_options_a_finding_needs_are_found(tmp_path):
                          targets=targets)
     divergence = [f for f in result.findings if f["kind"] == "divergence"]
     assert len(divergence) == 1
-    reduction = result.reduce(divergence[0], budget=300)
+    # Through the command line: exit 1, since no test case on one server can be verified.
+    cli = _reduce_cli(result.out / "findings" / divergence[0]["id"], "--budget", "300")
+    assert cli.returncode == 1, cli.stdout[-3000:] + cli.stderr[-3000:]
+    reduction = gauntlet.Reduction.load(result.out / "findings" / divergence[0]["id"] / "repro")
     r = reduction.record
     assert r["options_after"] == {"plain": [], "tuned": ["div_precision_increment=8", "lc_time_names=es_ES"]}
     assert r["statements_after"] == 1 and TWO_OPTIONS[(1, 700)] in reduction.test
@@ -106,6 +118,7 @@ def test_the_options_a_finding_needs_are_found(tmp_path):
     assert not reduction.verified and "cannot check itself" in r["verification"]["why"]
 
 
+@pytest.mark.foreign_files
 def test_bad_input_to_reduce(tmp_path):
     with pytest.raises(gauntlet.InvalidInput, match="not a finding folder"):
         gauntlet.reduce(tmp_path)
@@ -216,3 +229,19 @@ def test_a_shrunk_statement_is_checked_by_its_own_relation(tmp_path):
     assert statement["after"] < statement["before"]
     assert "'pad'" not in reduction.test and "LENGTH(e)" not in reduction.test
     assert reduction.verified, r["verification"]
+
+
+def test_any_crash_lets_a_reduction_keep_a_crash_with_other_frames():
+    """``--any-crash``: another crash counts as the finding; without it only the same frames do."""
+    from gauntlet.reduction.lab import matches
+    wanted = {"kind": "crash", "signature": "signal 11: f(int) | g() | h()"}
+    same = {"kind": "crash", "signature": "signal 11: f(int) | g()"}
+    other = {"kind": "crash", "signature": "signal 6: assertion 'x' | k() | m()"}
+    wrong = {"kind": "tlp", "oracle": "tlp", "signature": "tlp: SELECT _"}
+    assert matches(wanted, same, None, any_crash=False) and matches(wanted, same, None, any_crash=True)
+    assert not matches(wanted, other, None, any_crash=False)
+    assert matches(wanted, other, None, any_crash=True)
+    assert not matches(wanted, wrong, None, any_crash=True)
+    flag = subprocess.run([sys.executable, "-m", "gauntlet", "reduce", "--help"], capture_output=True, text=True,
+                          env=ENV).stdout
+    assert "--any-crash" in flag

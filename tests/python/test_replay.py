@@ -104,6 +104,7 @@ def test_replay_refinds_a_multi_session_crash(tmp_path, udf_dir, seed):
     assert alone.findings == [] and alone.summary()["stop_reason"] == "script"
 
 
+@pytest.mark.foreign_files
 def test_replay_refuses_what_it_cannot_replay(tmp_path):
     with pytest.raises(gauntlet.InvalidInput, match="no run.json"):
         gauntlet.replay(tmp_path)

@@ -19,17 +19,9 @@ from .. import _core
 from .._core import GauntletError, InvalidInput
 from ..grammar import Grammar, Schema, load_data_spec
 from ..reduction import REDUCIBLE
+from ..runs.plan import RUN_DEFAULTS
 from ..server import ManagedServer, ServerError, parse_target_flag
 
-# `gauntlet run` settings: name -> default. A config file (--config, JSON or
-# TOML) uses the same names; flags given on the command line override it.
-RUN_DEFAULTS = {
-    "grammar": None, "redefine": [], "data": None, "threads": 2, "duration": 30.0, "queries": 0,
-    "seed": 1, "rate": 0.0, "server": "default", "mysqld": [], "out": "gauntlet-run", "statement_timeout": 0.0,
-    "hang_timeout": 60.0, "generate_timeout": 10.0, "statement_log": False, "max_depth": 64,
-    "keep_server": False, "data_template": False, "overwrite": False,
-    "targets": None, "oracles": ["crash"], "known_bugs": None, "keep_going": False,
-}
 # Settings whose value is text (the others are numbers or flags, checked by run()).
 _TEXT = {"grammar": str, "data": str, "server": str, "out": str, "known_bugs": str}
 _LISTS = ("redefine", "mysqld", "oracles")
@@ -267,10 +259,8 @@ def _core_oracles():
     return _core.known_oracles()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gauntlet", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_gensql(sub) -> None:
+    """`gauntlet gensql`: statements from a grammar, no server."""
     g = sub.add_parser("gensql", help="print statements generated from a grammar (no server)")
     g.add_argument("--grammar", required=True, help="the .yy grammar")
     g.add_argument("--redefine", action="append", default=[],
@@ -285,6 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--coverage", action="store_true", help="print rule coverage to stderr")
     g.set_defaults(func=_gensql)
 
+
+def _add_run(sub) -> None:
+    """`gauntlet run`: its flags name the settings of RUN_DEFAULTS."""
     r = sub.add_parser("run", help="run a grammar against a server with concurrent sessions",
                        description="Flags left out take their value from --config, then the defaults.")
     r.add_argument("--config", help="settings file (JSON or TOML); keys are named like the flags")
@@ -293,23 +286,26 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--data", help="JSON data spec or RQG .zz file, 'random[:SEED]' for a random schema of edge "
                                   "cases (SEED defaults to --seed), or 'none' for the server's own tables "
                                   "(default: RQG's tables A..DD)")
-    r.add_argument("--threads", type=int, help="concurrent sessions (default 2)")
-    r.add_argument("--duration", type=float, help="seconds (default 30; 0 = until --queries)")
+    r.add_argument("--threads", type=int, help=f"concurrent sessions (default {RUN_DEFAULTS['threads']})")
+    r.add_argument("--duration", type=float,
+                   help=f"seconds (default {RUN_DEFAULTS['duration']:g}; 0 = until --queries)")
     r.add_argument("--queries", type=int, help="queries per session (default: no limit)")
-    r.add_argument("--seed", type=int, help="the run seed (default 1)")
+    r.add_argument("--seed", type=int, help=f"the run seed (default {RUN_DEFAULTS['seed']})")
     r.add_argument("--rate", type=float, help="open loop: queries a second over all sessions (Poisson arrivals); "
                                               "latency counts from when each was due (default 0: closed loop)")
     r.add_argument("--server", help="'default' (Debian's MariaDB, managed), a mysqld path, or a DSN")
     r.add_argument("--mysqld", action="append", metavar="OPTION=VALUE", help="server option (repeatable)")
     r.add_argument("--out", help="results directory (default gauntlet-run)")
     r.add_argument("--statement-timeout", type=float, help="seconds per statement (default: none)")
-    r.add_argument("--hang-timeout", type=float, help="seconds without progress = hang (default 60)")
+    r.add_argument("--hang-timeout", type=float,
+                   help=f"seconds without progress = hang (default {RUN_DEFAULTS['hang_timeout']:g})")
     r.add_argument("--generate-timeout", type=float,
-                   help="seconds one query's generation may take before the grammar counts as stuck (default 10)")
+                   help="seconds one query's generation may take before the grammar counts as stuck "
+                        f"(default {RUN_DEFAULTS['generate_timeout']:g})")
     r.add_argument("--overwrite", action="store_true", default=None,
                    help="replace an earlier run's results in --out (otherwise refused)")
     r.add_argument("--statement-log", action="store_true", default=None, help="log every statement")
-    r.add_argument("--max-depth", type=int, help="grammar nesting limit (default 64)")
+    r.add_argument("--max-depth", type=int, help=f"grammar nesting limit (default {RUN_DEFAULTS['max_depth']})")
     r.add_argument("--keep-server", action="store_true", default=None, help="leave the server running")
     r.add_argument("--data-template", action="store_true", default=None,
                    help="cache the loaded datadir and start later runs from a copy of it")
@@ -332,6 +328,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds per finding for --reduce (default 600)")
     r.set_defaults(func=_run)
 
+
+def _add_reduce(sub) -> None:
+    """`gauntlet reduce`: a finding to a verified test case."""
     rd = sub.add_parser("reduce", help="reduce a finding to a small mysql-test-run test case, verified there",
                         description="Replays the finding's history on fresh servers and shrinks it (statements, "
                                     "data, server options) while the finding keeps coming back; writes "
@@ -346,6 +345,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "(default: the run's hang timeout, at most 10)")
     rd.set_defaults(func=_reduce)
 
+
+def _add_replay(sub) -> None:
+    """`gauntlet replay`: a run's statement logs, executed again."""
     rp = sub.add_parser("replay", help="execute again the statements a run logged (--statement-log)",
                         description="Sets the server up as the run did (binary, options, data, seed) and "
                                     "executes each session's logged statements in the run's start order.")
@@ -367,6 +369,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--overwrite", action="store_true", help="replace an earlier replay's results in --out")
     rp.set_defaults(func=_replay)
 
+
+def _add_plans(sub) -> None:
+    """`gauntlet plan` and `gauntlet campaign`: an option space's rows, printed or run."""
     def plan_flags(parser):
         parser.add_argument("space", metavar="SPACE", help="option space: a .json or .toml file, or an RQG combinations .cc file")
         parser.add_argument("--plan", choices=["covering", "random", "exhaustive"], default="covering",
@@ -383,17 +388,20 @@ def build_parser() -> argparse.ArgumentParser:
     plan_flags(cp)
     cp.add_argument("--grammar", required=True, help="the .yy grammar (or builtin:NAME)")
     cp.add_argument("--data", help="data as for gauntlet run")
-    cp.add_argument("--threads", type=int, help="sessions per row (default 2)")
-    cp.add_argument("--duration", type=float, help="seconds per row (default 30)")
+    cp.add_argument("--threads", type=int, help=f"sessions per row (default {RUN_DEFAULTS['threads']})")
+    cp.add_argument("--duration", type=float, help=f"seconds per row (default {RUN_DEFAULTS['duration']:g})")
     cp.add_argument("--queries", type=int, help="queries per session per row")
     cp.add_argument("--mysqld", action="append", metavar="OPTION=VALUE", help="server option of every row")
-    cp.add_argument("--hang-timeout", type=float, help="seconds without progress = hang (default 60)")
+    cp.add_argument("--hang-timeout", type=float, help=f"seconds without progress = hang (default {RUN_DEFAULTS['hang_timeout']:g})")
     cp.add_argument("--oracle", action="append", metavar="NAME[,NAME...]", help="checks to run (as for run)")
     cp.add_argument("--parallel", type=int, default=1, help="rows at once (default 1)")
     cp.add_argument("--cluster", metavar="ADDRESS", help="a Dask scheduler (tcp://host:8786) to run the rows on")
     cp.add_argument("--out", required=True, help="the campaign folder")
     cp.set_defaults(func=_campaign)
 
+
+def _add_bench(sub) -> None:
+    """`gauntlet bench`: performance of targets compared."""
     bn = sub.add_parser("bench", help="compare targets' performance: runs interleaved A B A B, a verdict per metric",
                         description="Each run starts a fresh server (same data template), the warm-up is cut, each "
                                     "run becomes summary values, and each target is judged against the first. "
@@ -431,6 +439,9 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--out", default="gauntlet-bench", help="results folder (default gauntlet-bench)")
     bn.set_defaults(func=_bench)
 
+
+def _add_server(sub) -> None:
+    """`gauntlet server start|stop`: a managed server for other tools."""
     srv = sub.add_parser("server", help="start or stop a managed server for use by other tools")
     ssub = srv.add_subparsers(dest="server_command", required=True)
     start = ssub.add_parser("start", help="start a server, print its DSN and socket, and return")
@@ -443,6 +454,13 @@ def build_parser() -> argparse.ArgumentParser:
     stop.add_argument("--dir", required=True)
     stop.add_argument("--timeout", type=float, default=60, help="seconds before SIGKILL (default 60)")
     stop.set_defaults(func=_server_stop)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gauntlet", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_gensql, _add_run, _add_reduce, _add_replay, _add_plans, _add_bench, _add_server):
+        add(sub)
     return parser
 
 

@@ -28,6 +28,7 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from .. import _core
+from ..formats import read_json, stamped, version
 from ..reduction.shrink import shrink
 from .space import WORKLOAD, Plan, row_settings
 
@@ -59,7 +60,7 @@ def run_row(spec: dict) -> dict:
     if engine is not None:  # the engine the data is created with: a target's
         workload["targets"] = [{"name": "server", "engine": engine}]
     out = pathlib.Path(spec["out"])
-    result = {"row": spec["row"], "values": row, "mysqld": mysqld, "host": os.uname().nodename, "started": time.time()}
+    result = {"format": version("campaign-row"), "row": spec["row"], "values": row, "mysqld": mysqld, "host": os.uname().nodename, "started": time.time()}
     t0 = time.monotonic()
     try:
         r = run(grammar, out=out, mysqld=mysqld, overwrite=True, **workload)
@@ -103,7 +104,7 @@ def _run_row_process(spec: dict) -> dict:
                        input=json.dumps(spec), capture_output=True, text=True, env=env)
     lines = p.stdout.strip().splitlines()
     if p.returncode != 0 or not lines:
-        return {"row": spec["row"], "values": spec["values"], "status": "error", "started": time.time(),
+        return {"format": version("campaign-row"), "row": spec["row"], "values": spec["values"], "status": "error", "started": time.time(),
                 "seconds": 0.0, "error": f"the row's process exited with {p.returncode}: {p.stderr.strip()[-2000:]}"}
     return json.loads(lines[-1])
 
@@ -139,7 +140,7 @@ class Campaign:
                 raise _core.InvalidInput("campaign: oracles by name (rows may run in other processes)")
 
     def _record(self) -> dict:
-        return {"settings": self.settings, "rows": self.rows}
+        return stamped("campaign", {"settings": self.settings, "rows": self.rows})
 
     def done(self) -> Dict[int, dict]:
         """The result lines written so far, by row."""
@@ -150,8 +151,9 @@ class Campaign:
         self.out.mkdir(parents=True, exist_ok=True)
         record = self.out / "campaign.json"
         if record.exists():
-            before = json.loads(record.read_text())
-            if before != json.loads(json.dumps(self._record())):
+            before = read_json(record, "campaign")
+            before.pop("format", None)  # a folder of an earlier format resumes alike
+            if before != json.loads(json.dumps({k: v for k, v in self._record().items() if k != "format"})):
                 raise _core.InvalidInput(f"{self.out}: holds another campaign (other rows or settings); "
                                          "give another folder or remove it")
         else:
@@ -207,7 +209,7 @@ class CampaignResult:
 
     def __init__(self, out: Union[str, os.PathLike]):
         self.out = pathlib.Path(out)
-        record = json.loads((self.out / "campaign.json").read_text())
+        record = read_json(self.out / "campaign.json", "campaign")
         self.settings, self.plan = record["settings"], record["rows"]
         results = _results_in(self.out)
         self.rows = [results[i] for i in sorted(results)]

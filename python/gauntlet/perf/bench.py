@@ -29,6 +29,7 @@ import time
 from typing import Dict, List, Optional, Sequence, Union
 
 from .. import _core
+from ..formats import version
 from ..server import ManagedServer, make_targets
 from .stats import RunSummary, Verdict, compare, summarize
 
@@ -260,7 +261,7 @@ def measure(t, folder: pathlib.Path, grammar: List[str], spec: Optional[str], *,
 def _write(result: BenchResult, rows: List[dict]) -> None:
     out = result.out
     (out / "verdict.json").write_text(json.dumps(
-        {"settings": result.settings, "baseline": result.baseline,
+        {"format": version("verdict"), "settings": result.settings, "baseline": result.baseline,
          "verdicts": {n: {m: v.to_dict() for m, v in per.items()} for n, per in result.verdicts.items()},
          "regressed": result.regressed}, indent=2) + "\n")
     with open(out / "runs.csv", "w", newline="") as f:

@@ -27,6 +27,7 @@ from typing import Dict, List, Optional, Union
 import numpy as np
 
 from .. import _core
+from ..formats import read_json, version
 from ..server import ManagedServer, make_targets
 from .bench import stock_workload
 from .stats import QueryClass, query_classes
@@ -46,10 +47,7 @@ class QueryComparison:
                  min_statements: int = 6) -> "QueryComparison":
         """The comparison of a finished run's statements (two targets or more, a statement log)."""
         run_dir = pathlib.Path(run_dir)
-        try:
-            summary = json.loads((run_dir / "summary.json").read_text())
-        except (OSError, ValueError) as e:
-            raise _core.InvalidInput(f"{run_dir}: not a run folder ({e})") from None
+        summary = read_json(run_dir / "summary.json", "summary")
         names = [t["name"] for t in summary.get("targets", [])]
         logs = sorted(run_dir.glob("statements-*.jsonl"))
         if len(names) < 2 or not logs:
@@ -58,15 +56,13 @@ class QueryComparison:
                                      f"and {len(logs)} statement log(s)")
         timings: Dict[str, list] = {n: [] for n in names[1:]}
         for log in logs:
-            with open(log) as f:
-                for line in f:
-                    s = json.loads(line)
-                    ms = s.get("target_ms")
-                    if s.get("outcome") != "ok" or not ms:
-                        continue
-                    skeleton = _core.sql_skeleton(s["sql"])
-                    for name, b in zip(names[1:], ms[1:]):
-                        timings[name].append((skeleton, ms[0], b))
+            for s in _core.read_statement_log(str(log)):
+                ms = s["target_ms"]
+                if s["outcome"] != "ok" or not ms or not isinstance(s["sql"], str):
+                    continue
+                skeleton = _core.sql_skeleton(s["sql"])
+                for name, b in zip(names[1:], ms[1:]):
+                    timings[name].append((skeleton, ms[0], b))
         classes = {n: query_classes(t, threshold=threshold, alpha=alpha, min_statements=min_statements)
                    for n, t in timings.items()}
         ratios: Dict[str, Dict[str, np.ndarray]] = {}
@@ -130,7 +126,7 @@ class QueryComparison:
                     w.writerow([name, c.verdict, c.ratio, *c.interval, c.p_value, c.statements, c.a_ms, c.b_ms,
                                 c.skeleton])
         (self.out / "query_classes.json").write_text(json.dumps(
-            {"baseline": self.baseline, "threshold": self.threshold, "regressed": self.regressed,
+            {"format": version("query-classes"), "baseline": self.baseline, "threshold": self.threshold, "regressed": self.regressed,
              "classes": {n: [c.to_dict() for c in per] for n, per in self.classes.items()},
              "timing_findings": self.findings}, indent=1) + "\n")
         (self.out / "query_classes.txt").write_text(self.table() + "\n")

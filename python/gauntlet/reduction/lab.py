@@ -15,6 +15,7 @@ import time
 from typing import List, Optional, Sequence
 
 from .. import _core
+from ..formats import version
 from ..server import ManagedServer, ServerError
 from .testcase import Case, Step, same_crash, sql_text
 
@@ -180,7 +181,7 @@ class Lab:
         if hits:  # what the oracle saw this time: a shrunk statement has its own follow-ups
             self.matched = hits[0]
         with open(self.work.parent / "attempts.jsonl", "a") as log:
-            log.write(json.dumps({"attempt": self.attempts, "statements": case.size, "setup": len(case.setup),
+            log.write(json.dumps({"format": version("attempt"), "attempt": self.attempts, "statements": case.size, "setup": len(case.setup),
                                   "sessions": case.sessions, "options": case.options,
                                   "seconds": round(time.monotonic() - t0, 3), "found": bool(hits),
                                   "findings": [f"{f['kind']}: {f['signature'][:200]}" for f in found]}) + "\n")
@@ -216,11 +217,9 @@ class Lab:
         self.dirty = True
         ran = self.execute(case, statement_log=True)
         for log in ran[1].glob("statements-*.jsonl") if ran else []:
-            for line in log.read_text(errors="surrogateescape").splitlines():
-                j = json.loads(line)
-                if j.get("error") and j.get("outcome") != "cancelled":
-                    sql = sql_text(bytes.fromhex(j["sql_hex"])) if "sql_hex" in j else j["sql"]
-                    codes.setdefault(sql, set()).add(j["error"])
+            for j in _core.read_statement_log(str(log)):
+                if j["error"] and j["outcome"] != "cancelled":
+                    codes.setdefault(sql_text(j["sql"]), set()).add(j["error"])
         self.dirty = True
         return {"charset": charset, "mtr_options": overrides, "codes": codes, "version": version,
                 "hang_timeout": self.hang_timeout}

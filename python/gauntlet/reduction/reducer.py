@@ -45,6 +45,7 @@ import time
 from typing import Callable, List, Optional, Union
 
 from .. import _core
+from ..formats import read_json, stamped
 from ..grammar import Grammar
 from ..runs.plan import checked_targets, data_spec
 from ..runs.preparation import with_engine
@@ -63,6 +64,13 @@ class Reduction:
 
     def __init__(self, record: dict):
         self.record = record
+
+    @classmethod
+    def load(cls, folder: Union[str, os.PathLike]) -> "Reduction":
+        """The reduction written earlier in ``folder``: a finding's folder or its ``repro`` folder."""
+        folder = pathlib.Path(folder)
+        repro = folder if (folder / "reduction.json").exists() else folder / "repro"
+        return cls(read_json(repro / "reduction.json", "reduction"))
 
     @property
     def verified(self) -> bool:
@@ -104,16 +112,8 @@ class _OutOfTime(Exception):
 def _read_history(run_dir: pathlib.Path) -> List[Step]:
     steps = []
     for log in run_dir.glob("statements-*.jsonl"):
-        with open(log, encoding="utf-8", errors="surrogateescape") as f:
-            for number, line in enumerate(f, 1):
-                try:
-                    j = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a torn last line of a killed run
-                if "header" in j:
-                    continue
-                sql = bytes.fromhex(j["sql_hex"]) if "sql_hex" in j else j["sql"]
-                steps.append(Step(j["seq"], j["thread"], sql, j.get("start", 0.0), j.get("end", 0.0), j.get("key")))
+        for j in _core.read_statement_log(str(log)):
+            steps.append(Step(j["seq"], j["thread"], j["sql"], j["start"], j["end"], j["key"]))
     steps.sort(key=lambda s: s.seq)
     return steps
 
@@ -134,16 +134,13 @@ class _Reducer:
     def __init__(self, finding_dir: pathlib.Path, budget: float, any_crash: bool, progress,
                  hang_timeout: Optional[float] = None):
         self.finding_dir = finding_dir.resolve()
-        try:
-            self.finding = json.loads((finding_dir / "finding.json").read_text())
-        except FileNotFoundError:
-            raise _core.InvalidInput(f"{finding_dir}: no finding.json: not a finding folder "
-                                     "(OUT/findings/ID)") from None
+        if not (finding_dir / "finding.json").exists():
+            raise _core.InvalidInput(f"{finding_dir}: no finding.json: not a finding folder (OUT/findings/ID)")
+        self.finding = read_json(finding_dir / "finding.json", "finding")
         self.run_dir = self.finding_dir.parent.parent
-        try:
-            self.run = json.loads((self.run_dir / "run.json").read_text())
-        except FileNotFoundError:
-            raise _core.InvalidInput(f"{self.run_dir}: no run.json: the finding is not inside a run folder") from None
+        if not (self.run_dir / "run.json").exists():
+            raise _core.InvalidInput(f"{self.run_dir}: no run.json: the finding is not inside a run folder")
+        self.run = read_json(self.run_dir / "run.json", "run")
         kind = self.finding["kind"]
         if kind not in REDUCIBLE:
             raise _core.InvalidInput(f"{finding_dir}: a {kind} finding cannot be reduced yet "
@@ -505,7 +502,7 @@ class _Reducer:
         for suffix, text in files.items():
             (self.repro / f"{self.name}{suffix}").write_text(text, errors="surrogateescape")
         record = self.record()
-        (self.repro / "reduction.json").write_text(json.dumps(record, indent=2) + "\n")
+        (self.repro / "reduction.json").write_text(json.dumps(stamped("reduction", record), indent=2) + "\n")
         (self.repro / "README.md").write_text(readme(record, self.finding, files[".sql"], self.name,
                                                       getattr(self, "seen", {}).get("version", "")))
 

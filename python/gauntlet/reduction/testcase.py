@@ -9,20 +9,17 @@ relation (INTO OUTFILE, sorted when unordered, compared with LOAD_FILE) and dies
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import os
 import pathlib
 import re
 import shutil
-import subprocess
-import time
 from typing import List, Optional, Union
 
 from .. import _core
 from ..server import DEFAULT_BINARY
+from .mtr import run_mtr
 
-MTR_DIR = pathlib.Path("/usr/share/mysql/mysql-test")
 RELATION_KINDS = ("tlp", "norec", "metamorphic")
 _HANG_MESSAGE = "hang: no statement finished for"
 
@@ -351,13 +348,6 @@ def _rounds(record: dict) -> str:
             f"sessions' statements {record.get('rounds', 1)} times (the .sql once).")
 
 
-_SUITES = itertools.count(1)
-
-
-def _suite_dir(suite: str) -> pathlib.Path:
-    return MTR_DIR / "suite" / suite
-
-
 def verify_with_mtr(repro: pathlib.Path, name: str, finding: dict, target, timeout: float = 600) -> dict:
     """Runs the test case with Debian's mariadb-test-run on the run's server binary and says whether
     it failed the way the finding did (the same crash frames, the hang's or the relation's message)."""
@@ -366,41 +356,21 @@ def verify_with_mtr(repro: pathlib.Path, name: str, finding: dict, target, timeo
         return {"verified": False, "why": f"a {finding['kind']} finding's test case runs its statements but cannot "
                                           f"check itself on one server: {compare} on each target "
                                           "(options in README.md)"}
-    runner = MTR_DIR / "mariadb-test-run"
-    binary = target.binary
-    if not runner.exists():
-        return {"verified": False, "why": "mariadb-test-run is not installed (Debian package mariadb-test)"}
-    if os.path.realpath(binary) != os.path.realpath(DEFAULT_BINARY):
-        return {"verified": False, "why": f"mariadb-test-run runs {DEFAULT_BINARY}, the run used {binary}"}
-    # A suite of its own: verifications that run at once (parallel reductions, two test runs)
-    # would otherwise overwrite each other's files of the same finding id.
-    suite_name = f"gauntlet_{os.getpid()}_{next(_SUITES)}"
-    suite = _suite_dir(suite_name)
-    (suite / "t").mkdir(parents=True, exist_ok=True)
-    (suite / "r").mkdir(parents=True, exist_ok=True)
-    for suffix, folder in ((".test", "t"), (".opt", "t"), (".result", "r")):
-        shutil.copyfile(repro / f"{name}{suffix}", suite / folder / f"{name}{suffix}")
+    if os.path.realpath(target.binary) != os.path.realpath(DEFAULT_BINARY):
+        return {"verified": False, "why": f"mariadb-test-run runs {DEFAULT_BINARY}, the run used {target.binary}"}
     vardir = repro / "mtr-var"
-    shutil.rmtree(vardir, ignore_errors=True)
-    cmd = ["perl", str(runner), f"--suite={suite_name}", f"--vardir={vardir}", "--force", "--max-test-fail=0",
-           "--retry=0", "--testcase-timeout=10", "--parallel=1", "--port-group-size=20", name]
-    t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd, cwd=MTR_DIR, capture_output=True, text=True, errors="replace", timeout=timeout)
-        output = p.stdout + p.stderr
-    except subprocess.TimeoutExpired as e:
-        output = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        output += "\n(mariadb-test-run timed out)"
-    finally:
-        shutil.rmtree(suite, ignore_errors=True)
-    (repro / "mtr.log").write_text(output)
+        run = run_mtr([repro / f"{name}{suffix}" for suffix in (".test", ".opt", ".result")], vardir, timeout)
+    except FileNotFoundError as e:
+        return {"verified": False, "why": str(e)}
+    (repro / "mtr.log").write_text(run.output)
     logs = list(vardir.glob("log/**/mysqld.1.err")) + list(vardir.glob("**/mysqld.1.err"))
     text = logs[0].read_text(errors="replace") if logs else ""
     (repro / "mtr-mysqld.err").write_text(text)
     shutil.rmtree(vardir, ignore_errors=True)  # a datadir and more: the logs are kept
-    failed = bool(re.search(rf"\b{re.escape(name)}\b.*\[ fail \]", output))
-    passed = bool(re.search(rf"\b{re.escape(name)}\b.*\[ pass \]", output))
-    result = {"command": " ".join(cmd), "seconds": round(time.monotonic() - t0, 1), "failed": failed,
+    output, status = run.output, run.status.get(name)
+    failed, passed = status == "fail", status == "pass"
+    result = {"command": " ".join(run.command), "seconds": run.seconds, "failed": failed,
               "passed": passed, "log": str(repro / "mtr.log"), "server_log": str(repro / "mtr-mysqld.err")}
     kind = finding["kind"]
     if not failed:

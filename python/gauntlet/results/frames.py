@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-KINDS = ("ok", "syntax", "semantic", "deadlock", "resource", "timeout", "connection", "corruption", "crash")
+from .. import _core
+
+KINDS = _core.OUTCOME_KINDS  # C++ owns the table (cpp/exec/outcome.cc)
 TIMELINE_COLUMNS = ["statements", "transactions", "p50_ms", "p95_ms", "p99_ms", "max_ms"] + [f"n_{k}" for k in KINDS]
 
 

@@ -11,6 +11,7 @@ from typing import Iterable, Optional, Sequence, Union
 
 from .. import _core
 from . import frames
+from ..formats import read_json
 from .frames import KINDS
 
 
@@ -63,7 +64,7 @@ class RunResult:
                 event = json.loads(line)
                 if event.get("type") == "second":
                     timeline.append({k: v for k, v in event.items() if k != "type"})
-        return cls(out, json.loads((out / "summary.json").read_text()), timeline)
+        return cls(out, read_json(out / "summary.json", "summary"), timeline)
 
     def summary(self) -> dict:
         """The run's summary.json as a dict: totals, rates, outcomes, errors with examples, latency, findings, settings, server_info, stop_reason."""

@@ -9,6 +9,7 @@ import traceback
 
 from .. import _core
 from ..results import RunResult
+from ..formats import stamped
 from .folder import claim_out
 from .preparation import Stop, prepare_target
 from .plan import RunPlan, oracle_label
@@ -24,7 +25,7 @@ def run_workload(workload, info: dict, plan: RunPlan) -> RunResult:
     lock = claim_out(plan.out, plan.overwrite)
     try:
         try:
-            (plan.out / "run.json").write_text(json.dumps(record, indent=2, default=str) + "\n")
+            (plan.out / "run.json").write_text(json.dumps(stamped("run", record), indent=2, default=str) + "\n")
         except OSError as e:
             print(f"gauntlet: cannot write {plan.out / 'run.json'}: {e.strerror}", file=sys.stderr)
         with Interrupts() as interrupts:
@@ -48,7 +49,7 @@ def _run_claimed(workload, info: dict, plan: RunPlan, interrupts: Interrupts):
         summary["stop_reason"] = stop.reason
         if stop.finding is not None:
             summary["findings"] = _core.record_findings(str(plan.out), [stop.finding], plan.known, described)
-            summary["finding_counts"] = finding_counts(summary["findings"])
+            summary["finding_counts"] = _core.finding_counts(summary["findings"])
     except (_core.InvalidInput, _core.GauntletError) as e:
         summary = _core.empty_summary()
         summary["stop_reason"] = "error"
@@ -131,13 +132,3 @@ def _write_summary(summary: dict, info: dict, plan: RunPlan, interrupts: Interru
         (plan.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     except OSError as e:  # a full or vanished disk under OUT: the result object still has it all
         print(f"gauntlet: cannot write {plan.out / 'summary.json'}: {e.strerror}", file=sys.stderr)
-
-
-def finding_counts(findings: list) -> dict:
-    """How many findings: total, new, known, by_kind (the summary's finding_counts)."""
-    by_kind: dict = {}
-    for f in findings:
-        by_kind[f["kind"]] = by_kind.get(f["kind"], 0) + 1
-    known = sum(1 for f in findings if f.get("known"))
-    return {"total": len(findings), "new": len(findings) - known, "known": known, "by_kind": by_kind}
-

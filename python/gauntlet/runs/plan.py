@@ -19,6 +19,19 @@ from ..grammar import Schema, load_data_spec
 from ..oracles import Oracle
 from ..server import DEFAULT_BINARY, ManagedServer, make_targets, parse_dsn
 
+_EXECUTOR = _core.RunOptions()  # the executor's own defaults (cpp/exec/executor.h)
+
+# Every run setting and its default: `gauntlet run`'s flags, config files (--config), run()'s
+# keywords and campaigns use these names and values.
+RUN_DEFAULTS = {
+    "grammar": None, "redefine": [], "data": None, "threads": _EXECUTOR.threads, "duration": _EXECUTOR.duration,
+    "queries": _EXECUTOR.queries, "seed": _EXECUTOR.seed, "rate": _EXECUTOR.rate, "server": "default",
+    "mysqld": [], "out": "gauntlet-run", "statement_timeout": _EXECUTOR.statement_timeout,
+    "hang_timeout": _EXECUTOR.hang_timeout, "generate_timeout": _EXECUTOR.generate_timeout,
+    "statement_log": _EXECUTOR.statement_log, "max_depth": _EXECUTOR.max_depth,
+    "keep_server": False, "data_template": False, "overwrite": False,
+    "targets": None, "oracles": ["crash"], "known_bugs": None, "keep_going": False,
+}
 
 LIMITS = {
     "threads": (int, 1, 4096), "duration": (float, 0, 366 * 86400), "queries": (int, 0, 2**63 - 1),

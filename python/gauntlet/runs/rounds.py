@@ -26,8 +26,9 @@ from typing import Callable, Optional
 
 from .. import _core
 from ..results import RunResult
+from ..formats import stamped
 from ..server import ManagedServer
-from .execute import finding_counts, run_workload
+from .execute import run_workload
 from .folder import claim_out
 from .plan import RunPlan, data_spec
 from .preparation import remove_stopped_server
@@ -58,7 +59,7 @@ def keep_going(workload, label: str, data, plan: RunPlan):
             shutil.rmtree(rounds)
         from ..version import __version__
         record = {**plan.record, "keep_going": True, "gauntlet_version": __version__}
-        (out / "run.json").write_text(json.dumps(record, indent=2, default=str) + "\n")
+        (out / "run.json").write_text(json.dumps(stamped("run", record), indent=2, default=str) + "\n")
 
         def start_round(n, folder, left, tick):
             seed = settings["seed"] + n - 1
@@ -152,7 +153,7 @@ class _Total:
         if r.get("signal"):
             s["signal"] = r["signal"]
         ids = [self._add_finding(n, f) for f in r.get("findings", [])]
-        s["finding_counts"] = finding_counts(s["findings"])
+        s["finding_counts"] = _core.finding_counts(s["findings"])
         s["rounds"].append({"round": n, "dir": f"rounds/{n:03d}", "seed": r.get("seed"), "at": offset,
                             "seconds": r.get("seconds", 0), "statements": r.get("statements", 0),
                             "stop_reason": r.get("stop_reason"), "findings": ids})

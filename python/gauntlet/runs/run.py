@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -13,18 +14,24 @@ from .. import _core
 from ..grammar import Grammar, Schema
 from ..oracles import Oracle
 from ..results import RunResult, timeline_frame
+from ..formats import newer_than
 from ..server import ManagedServer, Target, redact
 from .execute import run_workload
-from .plan import RunPlan, check_setting, check_threads_fit, checked_targets, data_spec, oracle_label, oracle_names
+from .plan import RUN_DEFAULTS, RunPlan, check_setting, check_threads_fit, checked_targets, data_spec, oracle_label, oracle_names
 from .plan import known_bugs as known_bugs_of
 from .rounds import keep_going as run_keep_going
 
 
+_D = RUN_DEFAULTS
+
+
 def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Union[None, str, Schema] = None,
-        threads: int = 2, duration: float = 30, queries: int = 0, seed: int = 1, rate: float = 0,
-        server: Union[str, ManagedServer] = "default", mysqld=None, out: Union[str, os.PathLike] = "gauntlet-run",
-        statement_timeout: float = 0, hang_timeout: float = 60, generate_timeout: float = 10,
-        statement_log: bool = False, max_depth: int = 64, progress: Union[bool, Callable] = False,
+        threads: int = _D["threads"], duration: float = _D["duration"], queries: int = _D["queries"],
+        seed: int = _D["seed"], rate: float = _D["rate"], server: Union[str, ManagedServer] = _D["server"],
+        mysqld=None, out: Union[str, os.PathLike] = _D["out"], statement_timeout: float = _D["statement_timeout"],
+        hang_timeout: float = _D["hang_timeout"], generate_timeout: float = _D["generate_timeout"],
+        statement_log: bool = _D["statement_log"], max_depth: int = _D["max_depth"],
+        progress: Union[bool, Callable] = False,
         keep_server: bool = False, data_template: bool = False, overwrite: bool = False,
         targets: Optional[Sequence[Union[dict, Target]]] = None,
         oracles: Union[str, Sequence[Union[str, Oracle]]] = ("crash",),
@@ -143,6 +150,7 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
         raise _core.InvalidInput(f"{run_dir}: no run.json: not a run folder (or a run older than replay)") from None
     except json.JSONDecodeError as e:
         raise _core.InvalidInput(f"{run_dir / 'run.json'}:{e.lineno}:{e.colno}: {e.msg}") from None
+    newer_than(recorded, "run", run_dir / "run.json")
     if recorded.get("keep_going"):
         raise _core.InvalidInput(f"{run_dir}: a keep-going run; replay one of its rounds (a finding's \"round\"): "
                                  f"gauntlet replay {run_dir / 'rounds' / '001'}")
@@ -166,9 +174,9 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
     settings = {"threads": script.sessions, "duration": 0, "queries": 0, "seed": recorded["seed"],
                 "statement_timeout": check_setting("statement_timeout", recorded.get("statement_timeout", 0)
                                                    if statement_timeout is None else statement_timeout),
-                "hang_timeout": check_setting("hang_timeout", recorded.get("hang_timeout", 60)
+                "hang_timeout": check_setting("hang_timeout", recorded.get("hang_timeout", _D["hang_timeout"])
                                               if hang_timeout is None else hang_timeout),
-                "generate_timeout": 0, "max_depth": recorded.get("max_depth", 64)}
+                "generate_timeout": 0, "max_depth": recorded.get("max_depth", _D["max_depth"])}
     record = {"replay_of": str(run_dir), "sessions": sessions, "ordered": ordered, "until_seq": until_seq,
               **{k: recorded.get(k) for k in ("grammar", "redefine", "data", "max_depth")}, **settings,
               "server": redact(server) if isinstance(server, str) else None, "mysqld": mysqld,
@@ -193,7 +201,7 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
                               plan)
         if result.findings or result.summary()["stop_reason"] != "script":
             break
-        plan.overwrite = True  # the next attempt replaces this one
+        plan = dataclasses.replace(plan, overwrite=True)  # the next attempt replaces this one
     return result
 
 

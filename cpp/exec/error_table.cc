@@ -69,4 +69,23 @@ const std::string& ErrorTable::Name(unsigned code) const {
   return it == codes_.end() ? kNone : it->second.second;
 }
 
+bool RefusesTheLogin(unsigned code) {
+  switch (code) {
+    case 1044:  // ER_DBACCESS_DENIED_ERROR
+    case 1045:  // ER_ACCESS_DENIED_ERROR
+    case 1049:  // ER_BAD_DB_ERROR
+    case 1130:  // ER_HOST_NOT_PRIVILEGED
+    case 1251:  // ER_NOT_SUPPORTED_AUTH_MODE
+    case 1698:  // ER_ACCESS_DENIED_NO_PASSWORD_ERROR
+    case 1820:  // ER_MUST_CHANGE_PASSWORD
+    case 1862:  // ER_MUST_CHANGE_PASSWORD_LOGIN
+    case 4151:  // ER_ACCOUNT_HAS_BEEN_LOCKED
+    case 2005:  // CR_UNKNOWN_HOST
+    case 2059:  // CR_AUTH_PLUGIN_CANNOT_LOAD
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace gauntlet

@@ -25,6 +25,11 @@ class ErrorTable {
   std::unordered_map<unsigned, std::pair<OutcomeKind, std::string>> codes_;
 };
 
+// The server refused the account, password, host or database at login
+// (1045 access denied, 1049 unknown database, ...): a setup mistake that no
+// retry mends, reported at once (exit 2), never waited out as "unreachable".
+bool RefusesTheLogin(unsigned code);
+
 }  // namespace gauntlet
 
 #endif  // GAUNTLET_EXEC_ERROR_TABLE_H_

@@ -232,6 +232,10 @@ void Executor::Watch(double now_s) {
   if (!shared_->stop && options_.hang_timeout > 0 &&
       now - last > static_cast<int64_t>(options_.hang_timeout * 1e9)) {
     if (DeadTarget(targets_, targets_.size()) != targets_.size()) return;  // a crash; the workers report it
+    if (!ServerStandsStill()) {
+      shared_->last_progress = NowNs();  // the servers moved on: our clock stood still, not they
+      return;
+    }
     Finding f;
     f.kind = "hang";
     f.at = now_s;
@@ -256,6 +260,21 @@ void Executor::Watch(double now_s) {
       if (t.probe != nullptr) t.probe->Kill();  // a managed server: kill it
     for (auto& w : workers_) w->session->AbortAll();  // an external one: let go of it
   }
+}
+
+// Our sessions' statements still run on a server, or one does not answer:
+// the hang is the server's. When every busy session's statement has ended
+// there (Gauntlet was paused, or starved of CPU, and has not read the
+// results yet) or no session is busy, it is not.
+bool Executor::ServerStandsStill() {
+  std::vector<std::vector<uint64_t>> busy(targets_.size());
+  for (auto& w : workers_) {
+    const Session::Busy b = w->session->busy();
+    if (b.target >= 0) busy[b.target].push_back(b.connection);
+  }
+  for (size_t t = 0; t < targets_.size(); ++t)
+    if (!busy[t].empty() && ActivityOf(targets_[t], busy[t]) != ServerActivity::kIdle) return true;
+  return false;
 }
 
 RunResult Executor::Run(const Tick& tick) {
@@ -339,8 +358,15 @@ void Executor::StartWorkers() {
 
 void Executor::Supervise(const Tick& tick) {
   double next_second = 1.0;
+  int64_t last_look = NowNs();
   while (true) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // A look that comes a second late means Gauntlet itself stood still
+    // (stopped, starved, swapped out): its sessions get the hang timeout
+    // anew to read what the servers did meanwhile.
+    const int64_t look = NowNs();
+    if (look - last_look > 1'000'000'000) shared_->last_progress = look;
+    last_look = look;
     const double elapsed = shared_->Since(NowNs());
     if (options_.duration > 0 && elapsed >= options_.duration) Stop("duration");
     bool all_done = true;

@@ -130,6 +130,7 @@ class Executor {
                     const Outcome& o, std::string_view sql, const nlohmann::json& key,
                     const std::vector<Outcome>* each = nullptr);
   void Watch(double now);
+  bool ServerStandsStill();
   // Run's phases: the sessions' threads started; the run watched until it stops (seconds closed,
   // deadlines, hangs, the tick); the oracles' periodic findings collected; the sessions' totals summed.
   void StartWorkers();

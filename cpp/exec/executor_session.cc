@@ -312,7 +312,7 @@ Executor::Sent Executor::Send(Worker& w, std::string_view sql, const ScriptState
   sent.started = NowNs();
   // Whether other sessions write meanwhile (for the oracles, with more than one session).
   const bool track_writes = !oracles_.empty() && options_.threads > 1;
-  const bool writes = track_writes && !VerbChangesNoData(Verb(sql));
+  const bool writes = track_writes && ChangesData(sql);
   const int writing0 = track_writes ? shared_->writes_in_flight.load() : 0;
   const uint64_t epoch0 = track_writes ? shared_->write_epoch.load() : 0;
   if (writes) {

@@ -39,4 +39,23 @@ nlohmann::json HangEvidence(const std::vector<Target>& targets, const std::vecto
   return evidence;
 }
 
+ServerActivity ActivityOf(const Target& target, const std::vector<uint64_t>& connections) {
+  ConnectionParams params = target.connection;
+  params.connect_timeout = params.read_timeout = 5;
+  Outcome error;
+  auto c = Connection::Open(params, &error);
+  if (!c) return ServerActivity::kNoAnswer;
+  ResultSet r;
+  if (!c->Execute("SELECT ID, COMMAND, STATE FROM information_schema.PROCESSLIST", &r).ok())
+    return ServerActivity::kNoAnswer;
+  for (const auto& row : r.rows) {
+    if (row.size() < 3 || !row[0] || !row[1] || *row[1] == "Sleep") continue;
+    if (row[2] && *row[2] == "Writing to net") continue;  // it waits for us to read
+
+    for (uint64_t id : connections)
+      if (*row[0] == std::to_string(id)) return ServerActivity::kBusy;
+  }
+  return ServerActivity::kIdle;
+}
+
 }  // namespace gauntlet

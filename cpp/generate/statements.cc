@@ -1,5 +1,7 @@
 #include "generate/statements.h"
 
+#include <strings.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -138,6 +140,17 @@ bool VerbChangesNoData(std::string_view verb) {
   for (const char* r : kReads)
     if (verb == r) return true;
   return false;
+}
+
+bool ChangesData(std::string_view statement) {
+  if (!VerbChangesNoData(Verb(statement))) return true;
+  const auto contains = [&](std::string_view word) {
+    for (size_t i = 0; i + word.size() <= statement.size(); ++i)
+      if (strncasecmp(statement.data() + i, word.data(), word.size()) == 0) return true;
+    return false;
+  };
+  // NEXTVAL(s), s.NEXTVAL, SETVAL(s, n), NEXT VALUE FOR s (with any spaces).
+  return contains("NEXTVAL") || contains("SETVAL") || (contains("NEXT") && contains("VALUE"));
 }
 
 }  // namespace gauntlet

@@ -27,6 +27,10 @@ std::string Verb(std::string_view statement);
 // Statements of this verb change no data (SELECT, SHOW, SET, BEGIN, ...;
 // COMMIT does: it makes changes visible).
 bool VerbChangesNoData(std::string_view verb);
+// The statement may change data: its verb does, or it advances a sequence
+// (SELECT NEXTVAL(s); oracle/volatile_values.h lists the forms). Errs toward
+// "changes": a statement that only mentions such a word counts as a write.
+bool ChangesData(std::string_view statement);
 
 }  // namespace gauntlet
 

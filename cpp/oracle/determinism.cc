@@ -1,6 +1,7 @@
 #include "oracle/determinism.h"
 
 #include "generate/statements.h"
+#include "oracle/volatile_values.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,20 +10,8 @@
 namespace gauntlet {
 namespace {
 
-// Functions whose value does not follow from their arguments and the data.
-const std::set<std::string> kNondeterministic = {
-    "RAND", "RANDOM_BYTES", "UUID", "UUID_SHORT", "SYS_GUID", "NOW", "SYSDATE", "CURTIME", "CURDATE",
-    "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "UTC_DATE", "UTC_TIME",
-    "UTC_TIMESTAMP", "UNIX_TIMESTAMP", "CONNECTION_ID", "LAST_INSERT_ID", "FOUND_ROWS", "ROW_COUNT", "USER",
-    "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "CURRENT_ROLE", "VERSION", "BENCHMARK", "SLEEP", "GET_LOCK",
-    "RELEASE_LOCK", "RELEASE_ALL_LOCKS", "IS_FREE_LOCK", "IS_USED_LOCK", "MASTER_POS_WAIT", "MASTER_GTID_WAIT",
-    "LOAD_FILE", "PS_CURRENT_THREAD_ID", "PS_THREAD_ID", "NEXTVAL", "LASTVAL", "SETVAL", "NEXT", "PREVIOUS",
-    "ROWNUM", "LAST_VALUE"};
-// Without parentheses too.
-const std::set<std::string> kNondeterministicWords = {
-    "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "UTC_DATE", "UTC_TIME",
-    "UTC_TIMESTAMP", "CURRENT_USER", "CURRENT_ROLE", "ROWNUM", "INFORMATION_SCHEMA", "PERFORMANCE_SCHEMA", "SYS",
-    "MYSQL"};
+// Schemas whose tables describe the server, not the data.
+const std::set<std::string> kMetadataSchemas = {"INFORMATION_SCHEMA", "PERFORMANCE_SCHEMA", "SYS", "MYSQL"};
 const std::set<std::string> kAggregates = {
     "COUNT", "SUM", "MIN", "MAX", "AVG", "GROUP_CONCAT", "BIT_AND", "BIT_OR", "BIT_XOR", "STD", "STDDEV",
     "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "JSON_ARRAYAGG", "JSON_OBJECTAGG"};
@@ -43,6 +32,16 @@ std::string Upper(std::string_view s) {
   std::string u(s);
   for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return u;
+}
+
+// What an oracle's summary says of a statement that reads `v`.
+std::string VolatileReason(const VolatileValue& v) {
+  switch (v.form) {
+    case VolatileValue::kCall: return "calls " + std::string(v.name) + "()";
+    case VolatileValue::kPseudoColumn: return "reads a sequence's ." + std::string(v.name);
+    case VolatileValue::kAssignment: return "assigns a user variable (:=)";
+    default: return "uses " + std::string(v.name);
+  }
 }
 
 // The name a column token stands for: upper-cased, without backticks.
@@ -234,6 +233,8 @@ bool ReadOnly(const SqlShape& s) {
     for (size_t i = 0; i < s.tokens().size(); ++i)
       if (s.Is(i, "INTO") && (s.Is(i + 1, "OUTFILE") || s.Is(i + 1, "DUMPFILE"))) return false;
   }
+  for (const VolatileValue* v : VolatileValuesRead(s))
+    if (v->changes_data) return false;  // SELECT NEXTVAL(s) advances the sequence
   return VerbChangesNoData(verb);
 }
 
@@ -274,20 +275,20 @@ bool OrderedAggregate(const SqlShape& s, size_t call) {
   return true;
 }
 
+std::string ReadsVolatileValue(const SqlShape& s) {
+  const auto read = VolatileValuesRead(s);
+  return read.empty() ? "" : VolatileReason(*read.front());
+}
+
 std::string Nondeterminism(const SqlShape& s) {
+  if (std::string why = ReadsVolatileValue(s); !why.empty()) return why;
   const auto& t = s.tokens();
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i].kind == SqlToken::kVariable && s.text(t[i]).substr(0, 2) == "@@") return "reads a server variable";
     if (t[i].kind != SqlToken::kWord) continue;
     const std::string w = Upper(s.text(t[i]));
-    if (s.IsCall(i) && kNondeterministic.count(w)) return "calls " + w + "()";
-    if (kNondeterministicWords.count(w)) {
-      if (w == "INFORMATION_SCHEMA" || w == "PERFORMANCE_SCHEMA" || w == "SYS" || w == "MYSQL") {
-        if (i + 1 < t.size() && s.text(t[i + 1]) == ".") return "reads server metadata (" + w + ")";
-        continue;
-      }
-      return "uses " + w;
-    }
+    if (kMetadataSchemas.count(w) && i + 1 < t.size() && s.text(t[i + 1]) == ".")
+      return "reads server metadata (" + w + ")";
     if (w == "OVER" && i + 1 < t.size() && (s.text(t[i + 1]) == "(" || IsName(t[i + 1])))
       return "a window function (ties in any order)";
     if ((w == "LIMIT" || w == "FETCH" || w == "OFFSET") &&

@@ -17,6 +17,11 @@ namespace gauntlet {
 // the same data, in a few words; "" when they may not.
 std::string Nondeterminism(const SqlShape& s);
 
+// The first value that `s` reads that changes between executions
+// (volatile_values.h), in a few words ("calls RAND()"); "" when none. The
+// first reason Nondeterminism gives, and the one that matters for timing.
+std::string ReadsVolatileValue(const SqlShape& s);
+
 // The top-level ORDER BY sorts by every selected column, so that the order of
 // the rows is determined (ties are equal rows).
 bool TotallyOrdered(const SqlShape& s);

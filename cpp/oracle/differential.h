@@ -3,10 +3,12 @@
 //
 // Compared with the first target: the status (ok, or the error's kind: an
 // error against success, or errors of different kinds, is an error-mismatch
-// finding), affected rows of writes, and the rows of queries as multisets
+// finding), affected rows of DML (not of DDL, whose count depends on the
+// algorithm the server picked), and the rows of queries as multisets
 // (in order only where ORDER BY determines it; see result_compare.h for
 // floats and strings). Skipped, and counted by reason: nondeterministic
-// queries (determinism.h), deadlocks, timeouts and resource errors on one
+// statements (determinism.h; a write of a volatile value also ends the
+// comparison of later results, as the targets' data may differ), deadlocks, timeouts and resource errors on one
 // side, statements during which another session wrote (the targets may then
 // have run them on different data), and everything after a write diverged or
 // after a write ran while another session wrote (the targets' data may differ

@@ -33,8 +33,9 @@ bool RelationOracle::WantsRows(std::string_view sql) const {
 Verdict RelationOracle::Check(const Observation& o) {
   if (!o.outcomes[0].ok() || o.results.empty()) return Verdict::NotApplicable();
   const SqlShape shape(o.sql);
-  if (!ReturnsQueryRows(shape) || !ReadOnly(shape)) return Verdict::NotApplicable();
+  if (!ReturnsQueryRows(shape)) return Verdict::NotApplicable();
   if (std::string why = Nondeterminism(shape); !why.empty()) return Verdict::Skipped(why);
+  if (!ReadOnly(shape)) return Verdict::NotApplicable();
   Verdict instead;
   std::optional<FollowUp> plan = Plan(shape, o, &instead);
   if (!plan) return instead;

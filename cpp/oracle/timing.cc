@@ -78,7 +78,10 @@ Verdict TimingOracle::Check(const Observation& o) {
     if (b_ms >= settings_.ratio * a_ms && b_ms - a_ms >= settings_.min_ms) slow = t;
   }
   const SqlShape shape(o.sql);
-  if (!ReturnsQueryRows(shape) || !ReadOnly(shape)) return Verdict::NotApplicable();
+  if (!ReturnsQueryRows(shape)) return Verdict::NotApplicable();
+  // SLEEP(), GET_LOCK(), BENCHMARK(): their time is the point.
+  if (std::string why = ReadsVolatileValue(shape); !why.empty()) return Verdict::Skipped(why);
+  if (!ReadOnly(shape)) return Verdict::NotApplicable();
   if (slow == 0) return Verdict::Passed();
   // Repeat alternately, so that both sides meet the same moments of load.
   const double limit = std::max(2.0, 3.0 * static_cast<double>(o.outcomes[slow].nanos) / 1e9);

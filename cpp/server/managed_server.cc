@@ -144,7 +144,8 @@ ManagedServer::ManagedServer(ServerOptions options) : options_(std::move(options
 ManagedServer::ManagedServer(ManagedServer&& o) noexcept
     : options_(std::move(o.options_)), socket_(std::move(o.socket_)), port_(o.port_), pid_(o.pid_),
       child_(o.child_), running_(o.running_), exit_signal_(o.exit_signal_),
-      ready_seconds_(o.ready_seconds_), log_offset_(o.log_offset_), lock_fd_(o.lock_fd_),
+      ready_seconds_(o.ready_seconds_), log_offset_(o.log_offset_), stdout_offset_(o.stdout_offset_),
+      lock_fd_(o.lock_fd_),
       command_line_(std::move(o.command_line_)) {
   o.running_ = false;
   o.child_ = false;
@@ -249,6 +250,8 @@ void ManagedServer::Start() {
 void ManagedServer::Launch() {
   std::error_code ec;
   log_offset_ = fs::exists(error_log()) ? fs::file_size(error_log(), ec) : 0;
+  const fs::path stdout_log = fs::path(options_.dir) / "stdout.log";
+  stdout_offset_ = fs::exists(stdout_log) ? fs::file_size(stdout_log, ec) : 0;
   fs::remove(socket_, ec);
   port_ = options_.tcp ? FreePort() : 0;
   std::vector<std::string> argv = options_.wrapper;
@@ -284,6 +287,13 @@ void ManagedServer::Launch() {
   exit_signal_ = 0;
 }
 
+std::vector<std::string> ManagedServer::StartupErrorLines() const {
+  // Options are parsed before the error log opens: a refused value is said on stdout.
+  std::vector<std::string> lines = ErrorLines(ReadFrom((fs::path(options_.dir) / "stdout.log").string(), stdout_offset_));
+  for (std::string& line : ErrorLines(ReadFrom(error_log(), log_offset_))) lines.push_back(std::move(line));
+  return lines;
+}
+
 void ManagedServer::WaitReady() {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(options_.start_timeout);
@@ -294,7 +304,7 @@ void ManagedServer::WaitReady() {
       const std::string how = exit_signal_ ? "was killed by signal " + std::to_string(exit_signal_)
                                            : "exited";
       throw ServerError("server " + options_.binary + " " + how + " during startup; see " + error_log(),
-                        ErrorLines(ReadFrom(error_log(), log_offset_)));
+                        StartupErrorLines());
     }
     if (fs::exists(socket_)) {
       Outcome error;
@@ -304,7 +314,7 @@ void ManagedServer::WaitReady() {
       Kill(SIGKILL);
       throw ServerError("server " + options_.binary + " not ready after " +
                             std::to_string(static_cast<int>(options_.start_timeout)) + " s; see " + error_log(),
-                        ErrorLines(ReadFrom(error_log(), log_offset_)));
+                        StartupErrorLines());
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

@@ -92,6 +92,8 @@ class ManagedServer {
  private:
   void Launch();
   void WaitReady();
+  // The [ERROR] lines of this start: stdout's, then the error log's.
+  std::vector<std::string> StartupErrorLines() const;
   void WriteInfo() const;
   bool WaitExit(double timeout);
   void Lock();
@@ -106,6 +108,7 @@ class ManagedServer {
   int exit_signal_ = 0;
   double ready_seconds_ = 0;
   size_t log_offset_ = 0;  // where this start's part of the error log begins
+  size_t stdout_offset_ = 0;  // and of stdout.log
   int lock_fd_ = -1;       // DIR/.server.lock, held from Start() to Stop()
   std::vector<std::string> command_line_;
 };

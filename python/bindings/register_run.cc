@@ -10,9 +10,11 @@
 #include "exec/output_format.h"
 #include "exec/statement_log.h"
 #include "generate/perl_runtime.h"
+#include "oracle/determinism.h"
 #include "oracle/registry.h"
 #include "server/crash_log.h"
 #include "oracle/sql_shape.h"
+#include "oracle/volatile_values.h"
 #include "server/datadir_template.h"
 #include "server/managed_server.h"
 #include "server/server_probe.h"
@@ -175,6 +177,9 @@ void RegisterConnections(py::module_& m) {
           py::gil_scoped_release release;
           c = Connection::Open(p, &error);
         }
+        if (!c && RefusesTheLogin(error.error_code))
+          throw InvalidInput({"server", 0, 0}, p.ToString() + " refused the login: " + error.message + " (error " +
+                                                   std::to_string(error.error_code) + ")");
         if (!c) throw Error("cannot connect to " + p.ToString() + ": " + error.message);
         return c;
       })
@@ -241,6 +246,21 @@ void RegisterServers(py::module_& m) {
 
   m.def("sql_skeleton", [](std::string_view sql) { return SqlShape(sql).Skeleton(); }, py::arg("sql"),
         "The statement with literals as '?' and names as '_' (a finding's signature, a query class).");
+  m.def("nondeterminism", [](std::string_view sql) { return Nondeterminism(SqlShape(sql)); }, py::arg("sql"),
+        "Why an oracle skips this statement as nondeterministic, in a few words; '' when it does not.");
+  m.def("volatile_values", [] {
+    static const char* const kForms[] = {"call", "word", "phrase", "pseudo-column", "assignment"};
+    py::list table;
+    for (const VolatileValue& v : VolatileValues()) {
+      py::dict d;
+      d["name"] = std::string(v.name);
+      d["form"] = kForms[v.form];
+      d["changes_data"] = v.changes_data;
+      d["example"] = std::string(v.example);
+      table.append(d);
+    }
+    return table;
+  }, "The values that change between executions (oracle/volatile_values.h): name, form, changes_data, example.");
   m.def("is_mariadb", &IsMariaDB);
   m.def("check_server_binary", &CheckServerBinary, py::arg("binary"),
         py::call_guard<py::gil_scoped_release>());

@@ -15,7 +15,7 @@ except ImportError as e:  # pragma: no cover - only without a build
 from ._core import GauntletError, GenerationError, InvalidInput
 from .version import __version__
 from .grammar import Column, Coverage, Generator, Grammar, RuleContext, Schema, Table, split_statements
-from .server import Connection, ManagedServer, ServerError, Target, parse_dsn
+from .server import Connection, ManagedServer, ServerError, ServerRefused, Target, parse_dsn
 from .oracles import Observation, Oracle, Skip
 from .results import Finding, RunResult, compare
 from .runs import Run, replay, run
@@ -28,7 +28,7 @@ __all__ = [
     "compare_queries", "Connection", "Coverage", "Finding", "GauntletError", "GenerationError", "Generator",
     "Grammar", "InvalidInput", "ManagedServer", "Observation", "OptionSpace", "Oracle", "parse_dsn", "Plan",
     "QueryComparison", "reduce", "Reduction", "replay", "RuleContext", "Run", "run", "RunResult", "scaling",
-    "ScalingResult", "Schema", "ServerError", "Skip", "split_statements", "Table", "Target",
+    "ScalingResult", "Schema", "ServerError", "ServerRefused", "Skip", "split_statements", "Table", "Target",
 ]
 
 

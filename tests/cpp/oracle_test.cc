@@ -13,6 +13,7 @@
 #include "oracle/result_compare.h"
 #include "oracle/sql_shape.h"
 #include "oracle/transforms.h"
+#include "oracle/volatile_values.h"
 
 namespace gauntlet {
 namespace {
@@ -113,6 +114,31 @@ TEST(Determinism, NondeterministicQueriesAreNamed) {
     const std::string why = Nondeterminism(SqlShape(c.sql));
     EXPECT_EQ(why.empty(), c.deterministic) << c.sql << " -> " << why;
   }
+}
+
+// Every entry of the one table is found, named, and written or not alike by
+// the oracles (ReadOnly) and the executor's tracking of writes (ChangesData).
+TEST(Determinism, EveryVolatileValueIsSkippedWithItsName) {
+  for (const VolatileValue& v : VolatileValues()) {
+    for (const std::string& sql :
+         {"SELECT " + std::string(v.example) + " FROM t",
+          "SELECT a FROM t WHERE a > (SELECT " + std::string(v.example) + ") ORDER BY a",
+          "select a from t where b = " + std::string(v.example)}) {
+      const std::string why = Nondeterminism(SqlShape(sql));
+      EXPECT_NE(why.find(v.name == ":=" ? "user variable" : std::string(v.name)), std::string::npos)
+          << sql << " -> " << why;
+      EXPECT_EQ(ReadsVolatileValue(SqlShape(sql)), why) << sql;
+      EXPECT_EQ(ReadOnly(SqlShape(sql)), !v.changes_data) << sql;
+      EXPECT_EQ(ChangesData(sql), v.changes_data) << sql;
+    }
+  }
+  // Names that only look like them are values of the data.
+  for (const char* sql : {"SELECT t.rand, next_value, `now` FROM t", "SELECT a FROM t WHERE @v = 1",
+                          "SELECT a FROM t WHERE nextval_col > 1 ORDER BY a", "SELECT seq.next FROM seq"})
+    EXPECT_EQ(ReadsVolatileValue(SqlShape(sql)), "") << sql;
+  EXPECT_EQ(Nondeterminism(SqlShape("SELECT NEXT   VALUE  FOR s")), "uses NEXT VALUE FOR");
+  EXPECT_TRUE(ChangesData("SELECT NEXT   VALUE  FOR s"));
+  EXPECT_EQ(Nondeterminism(SqlShape("SELECT a FROM t WHERE (@x := a) > 1")), "assigns a user variable (:=)");
 }
 
 TEST(Determinism, ReadsAndWrites) {

@@ -167,13 +167,21 @@ def test_connections_exhausted_from_outside_is_one_unreachable_finding(tmp_path)
     assert result.exit_code == 1
 
 
-@pytest.mark.parametrize("script, message", [("exit 3", "during startup"), ("sleep 300", "not ready after")])
-def test_server_that_exits_or_never_gets_ready_is_a_start_finding(tmp_path, script, message):
-    server = ManagedServer(tmp_path / "server", wrapper=["sh", "-c", script, "--"], start_timeout=3)
+def test_server_that_never_gets_ready_is_a_start_finding(tmp_path):
+    server = ManagedServer(tmp_path / "server", wrapper=["sh", "-c", "sleep 300", "--"], start_timeout=3)
     result = gauntlet.run(grammar(PLAIN), server=server, duration=5, out=tmp_path)
     summary = check_ended(tmp_path, stop_reason="start", findings=["start"], executed=False)
-    assert message in summary["findings"][0]["detail"]
+    assert "not ready after" in summary["findings"][0]["detail"]
     assert result.exit_code == 1
+
+
+def test_server_that_exits_during_startup_is_a_usage_error(tmp_path):
+    # It exited on its own, as a server does on a value or setup it refuses: no crash, no finding.
+    server = ManagedServer(tmp_path / "server", wrapper=["sh", "-c", "exit 3", "--"], start_timeout=3)
+    with pytest.raises(gauntlet.ServerRefused, match="refused to start"):
+        gauntlet.run(grammar(PLAIN), server=server, duration=5, out=tmp_path)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["error"]["kind"] == "input" and not summary["findings"]
 
 
 def mount_tmpfs(path, size: str) -> None:

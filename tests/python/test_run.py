@@ -323,16 +323,15 @@ def test_background_run_can_be_watched_and_stopped(tmp_path):
     assert not r.running and repr(r).startswith("Run(done")
 
 
-def test_server_refusing_to_start_is_a_recorded_finding(tmp_path):
+def test_server_refusing_an_option_value_is_a_usage_error(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
     r = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--grammar", str(REPO / "grammars" / "optimizer.yy"),
                         "--mysqld", "innodb_buffer_pool_size=oops", "--out", str(tmp_path)],
                        env=env, capture_output=True, text=True)
-    assert r.returncode == 1, r.stderr
-    assert "FINDING start" in r.stdout
+    assert r.returncode == 2, r.stderr
+    assert "refused to start" in r.stderr and "oops" in r.stderr and "FINDING" not in r.stdout
     summary = json.loads((tmp_path / "summary.json").read_text())
-    [finding] = summary["findings"]
-    assert finding["kind"] == "start" and "oops" in finding["detail"]
+    assert not summary["findings"] and summary["error"]["kind"] == "input" and "oops" in summary["error"]["message"]
 
 
 def test_a_run_ends_at_its_deadline_and_cancels_what_is_in_flight(tmp_path):

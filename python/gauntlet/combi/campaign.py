@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 from .. import _core
 from ..formats import read_json, stamped, version
 from ..reduction.shrink import shrink
+from ..server import ServerRefused
 from .space import WORKLOAD, Plan, row_settings
 
 _SETTINGS = ("grammar", "redefine", "data", "threads", "duration", "queries", "seed", "oracles", "mysqld",
@@ -64,6 +65,9 @@ def run_row(spec: dict) -> dict:
     t0 = time.monotonic()
     try:
         r = run(grammar, out=out, mysqld=mysqld, overwrite=True, **workload)
+    except ServerRefused as e:  # the point of a negative row: recorded, not an error of the campaign
+        return {**result, "status": "invalid", "error_lines": "\n".join(e.log_errors) or str(e), "findings": [],
+                "statements": 0, "seconds": round(time.monotonic() - t0, 2)}
     except (_core.InvalidInput, _core.GauntletError) as e:
         return {**result, "status": "error", "error": str(e), "seconds": round(time.monotonic() - t0, 2)}
     s = r.summary()

@@ -197,12 +197,14 @@ def publish_template(datadir: str, template: pathlib.Path, spec) -> None:
 
 def first_connection(params, managed: Optional[ManagedServer], patience: float):
     """The run's first session. A server that answers but refuses (too many connections)
-    for ``patience`` seconds is an "unreachable" finding; a DSN where nothing answers is a
-    usage error."""
+    for ``patience`` seconds is an "unreachable" finding; a DSN where nothing answers, and a
+    login the server refuses (access denied, unknown database), are usage errors at once."""
     deadline = time.monotonic() + (patience or 60)
     while True:
         try:
             return _core.Connection.open(params)
+        except _core.InvalidInput:  # a wrong password, user or database: no wait mends it
+            raise
         except _core.GauntletError as e:
             answers = managed.alive if managed is not None else _core.server_answers(params)
             if not answers:

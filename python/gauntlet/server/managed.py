@@ -55,6 +55,15 @@ def _option_list(mysqld: Union[None, Mapping[str, object], Iterable[str]]) -> li
     return [item[2:] if item.startswith("--") else item for item in items]
 
 
+class ServerRefused(_core.InvalidInput):
+    """The server exited during startup without crashing: it refused an option's value or its setup
+    (a usage error, exit 2, not a finding). ``log_errors``: the error log's [ERROR] lines, which say why."""
+
+    def __init__(self, message: str, log_errors: Sequence[str] = ()):
+        super().__init__(message)
+        self.log_errors = list(log_errors)
+
+
 class ManagedServer:
     """A mariadbd/mysqld started by Gauntlet in a private run directory.
 
@@ -87,14 +96,21 @@ class ManagedServer:
     def start(self) -> "ManagedServer":
         """Starts the server (from a copy of the cached datadir template) and waits until it
         answers. Raises InvalidInput when it refuses an option it does not know (the option
-        named, with a near miss), ServerError when it fails to start otherwise (with the error
-        log's [ERROR] lines in ``log_errors``)."""
+        named, with a near miss), ServerRefused (an InvalidInput) when it exits during startup
+        without crashing (a value or setup it refuses), ServerError when it crashes or is not
+        ready in time (with the error log's [ERROR] lines in ``log_errors``)."""
         try:
             self._s.start()
         except ServerError as e:
-            usage = _unknown_option_error(self.binary, getattr(e, "log_errors", []))
+            lines = list(getattr(e, "log_errors", []))
+            usage = _unknown_option_error(self.binary, lines)
             if usage is not None:
                 raise usage from None
+            if self.exit_signal == 0 and not self.alive:  # exited on its own: killed (9) when not ready in time
+                said = "; ".join(re.sub(r"^[\d\- :]+(\d+ )?", "", line) for line in lines[:5]) \
+                    or f"no [ERROR] line; see {self.error_log}"
+                raise ServerRefused(f"mysqld: {self.binary} refused to start with options "
+                                    f"{' '.join(self.mysqld) or '(none)'}: {said}", lines) from None
             raise
         return self
 

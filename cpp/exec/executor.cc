@@ -262,10 +262,10 @@ void Executor::Watch(double now_s) {
   }
 }
 
-// Our sessions' statements still run on a server, or one does not answer:
-// the hang is the server's. When every busy session's statement has ended
-// there (Gauntlet was paused, or starved of CPU, and has not read the
-// results yet) or no session is busy, it is not.
+// Our sessions' statements still run on a server, or one does not answer
+// (a session waiting to connect waits on it): the hang is the server's. When
+// every busy session's statement has ended there (Gauntlet was paused, or
+// starved of CPU, and has not read the results yet), it is not.
 bool Executor::ServerStandsStill() {
   std::vector<std::vector<uint64_t>> busy(targets_.size());
   for (auto& w : workers_) {
@@ -273,7 +273,7 @@ bool Executor::ServerStandsStill() {
     if (b.target >= 0) busy[b.target].push_back(b.connection);
   }
   for (size_t t = 0; t < targets_.size(); ++t)
-    if (!busy[t].empty() && ActivityOf(targets_[t], busy[t]) != ServerActivity::kIdle) return true;
+    if (ActivityOf(targets_[t], busy[t], options_.hang_timeout) != ServerActivity::kIdle) return true;
   return false;
 }
 
@@ -294,6 +294,7 @@ RunResult Executor::Run(const Tick& tick) {
   // timeline: a rate over a fraction of a second is no rate.
   CloseSecond(end, /*whole=*/false);
   WatchOracles(end);  // what the last moments wrote to the error log
+  JudgeUsefulness(end);
   RunResult result = Gather(end);
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
@@ -395,6 +396,31 @@ void Executor::WatchOracles(double at) {
     }
 }
 
+// A run that reached its end having tested nothing fails (exit 2) rather
+// than pass: too short for SyntaxShare's early verdict but all syntax errors,
+// or not one query generated (a Perl block that never returns, in a run
+// shorter than the generation timeout).
+void Executor::JudgeUsefulness(double end) {
+  std::string kind = "grammar", why = shared_->syntax.Final();
+  if (why.empty() && grammar_ && !script_) {
+    kind = "stuck";
+    uint64_t queries = 0;
+    for (auto& w : workers_) queries += w->queries;
+    if (queries == 0)
+      why = "no session's generation returned a query in the run's " + Seconds(end) +
+            ": the grammar's start rule never finished (a Perl block or Python rule that does not return?)";
+  }
+  if (why.empty()) return;
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  if (shared_->result.failure || (shared_->stop_reason != "duration" && shared_->stop_reason != "queries")) return;
+  RunFailure f{kind, end, 0, why};
+  json j = f.ToJson();
+  j["type"] = "error";
+  shared_->Event(j);
+  shared_->result.failure = std::move(f);
+  shared_->stop_reason = "error";
+}
+
 RunResult Executor::Gather(double end) {
   RunResult result;
   {
@@ -404,6 +430,7 @@ RunResult Executor::Gather(double end) {
     result.connect_errors = shared_->connect_errors;
   }
   result.findings = shared_->findings->findings();
+  result.rules = shared_->syntax.counts();
   result.seconds = end;
   result.threads = options_.threads;
   result.seed = options_.seed;

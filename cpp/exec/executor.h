@@ -122,7 +122,8 @@ class Executor {
   // f with the session's part filled in: when, which session, its statement, history and settings.
   Finding Stamped(Worker& w, Finding f, std::string_view statement) const;
   void RunOracles(Worker& w, std::string_view sql, const std::vector<Outcome>& outcomes,
-                  const std::vector<ResultSet>& results, const ReplayKey* key, bool others_wrote);
+                  const std::vector<ResultSet>& results, const ReplayKey* key, bool others_wrote,
+                  const std::vector<const Rule*>* keeping_oracles);
   void ReportFailure(const std::string& kind, int thread, const std::string& message);
   // Counts the second ending at `t`; `whole`: also a second of the timeline.
   SecondStats CloseSecond(double t, bool whole = true);
@@ -136,6 +137,7 @@ class Executor {
   void StartWorkers();
   void Supervise(const Tick& tick);
   void WatchOracles(double at);
+  void JudgeUsefulness(double end);
   RunResult Gather(double end);
   void KillQuery(const Session::Busy& busy);
 

@@ -49,7 +49,9 @@ bool Executor::Connect(Worker& w) {
         std::lock_guard<std::mutex> lock(shared_->mu);
         ++shared_->connect_errors[error.error_code];
       }
-      if (Clock::now() > deadline) {
+      // A server that does not answer at all (a client-side error: the
+      // handshake timed out) refuses nothing: that is the watchdog's, a hang.
+      if (Clock::now() > deadline && error.error_code < 2000) {
         if (probe != nullptr && !probe->Alive()) return false;
         Finding f;
         f.kind = "unreachable";
@@ -155,14 +157,35 @@ void Executor::AddSessionFinding(Worker& w, Finding found, std::string_view stat
   shared_->AddFinding(std::move(f));
 }
 
+namespace {
+
+// Why the grammar keeps oracle `name` from this statement: a rule it was
+// made through says `==NO_ORACLES:name==` (or `all`, or `transforms` for a
+// transform:*); "" when none does.
+std::string KeptFrom(const std::string& name, const std::vector<const Rule*>* rules) {
+  if (rules == nullptr) return "";
+  for (const Rule* r : *rules)
+    for (const std::string& n : r->no_oracles)
+      if (n == name || n == "all" || (n == "transforms" && name.rfind("transform:", 0) == 0))
+        return "the grammar keeps rule '" + r->name + "' from it (==NO_ORACLES==)";
+  return "";
+}
+
+}  // namespace
+
 void Executor::RunOracles(Worker& w, std::string_view sql, const std::vector<Outcome>& outcomes,
-                          const std::vector<ResultSet>& results, const ReplayKey* key, bool others_wrote) {
+                          const std::vector<ResultSet>& results, const ReplayKey* key, bool others_wrote,
+                          const std::vector<const Rule*>* keeping_oracles) {
   Observation o{w.id, sql, outcomes, results, *w.session, others_wrote, {}};
   if (options_.threads > 1) o.writes = {&shared_->write_epoch, &shared_->writes_in_flight};
   for (size_t i = 0; i < oracles_.size(); ++i) {
     if (shared_->stop) return;
-    Verdict v = oracles_[i]->Check(o);
     OracleStats& stats = w.oracles[i];
+    if (std::string why = KeptFrom(oracles_[i]->name(), keeping_oracles); !why.empty()) {
+      ++stats.skipped[why];
+      continue;
+    }
+    Verdict v = oracles_[i]->Check(o);
     switch (v.kind) {
       case Verdict::kNotApplicable: break;
       case Verdict::kPassed: ++stats.passed; break;
@@ -183,6 +206,8 @@ struct Executor::Query {
   const ReplayKey* key = nullptr;  // the query's, when generated
   json key_json;                   // for the statement log
   int64_t due = 0;                 // open loop: when the query was due
+  const std::string* rule = nullptr;  // generated: its top-level rule (the grammar's, stable)
+  const std::vector<const Rule*>* keeping_oracles = nullptr;  // generated: rules with ==NO_ORACLES==
   std::vector<std::string_view> statements;
 };
 
@@ -230,6 +255,8 @@ bool Executor::NextQuery(Worker& w, size_t& cursor, Query& q) {
   q.key = nullptr;
   q.key_json = json();
   q.due = 0;
+  q.rule = nullptr;
+  q.keeping_oracles = nullptr;
   if (script_) {
     const auto& mine = script_->sessions[w.id - 1];
     if (cursor == mine.size()) return false;
@@ -243,6 +270,8 @@ bool Executor::NextQuery(Worker& w, size_t& cursor, Query& q) {
     const int64_t gen_start = NowNs();
     w.generate_start = gen_start;
     const std::string& query = w.generator->Next();
+    q.rule = &w.generator->TopRule();
+    q.keeping_oracles = &w.generator->RulesKeepingOracles();
     w.generate_start = 0;
     SplitStatements(query, &q.statements);
     w.generate_seconds += static_cast<double>(NowNs() - gen_start) / 1e9;
@@ -282,7 +311,11 @@ Executor::After Executor::RunStatement(Worker& w, const Query& q, size_t piece, 
   const bool lost = sent.failed != n_targets;
   ServerProbe* probe = lost ? targets_[sent.failed].probe : nullptr;
   if (lost && probe != nullptr && !probe->Alive()) o.kind = OutcomeKind::kServerCrashed;
-  Count(w, sql, w.ran[0] ? w.outcomes[0] : o);  // the lost session's, when the first never ran
+  const Outcome& counted = w.ran[0] ? w.outcomes[0] : o;  // the lost session's, when the first never ran
+  Count(w, sql, counted);
+  if (q.rule != nullptr)
+    if (std::string useless = shared_->syntax.Add(*q.rule, counted.kind == OutcomeKind::kSyntax); !useless.empty())
+      ReportFailure("grammar", w.id, useless);
   if (w.log.is_open())
     LogStatement(w, sent.seq, piece, sent.started - start, sent.ended - start, OutcomeKindName(o.kind), o, sql,
                  q.key_json, n_targets > 1 && !lost ? &w.outcomes : nullptr);
@@ -300,7 +333,8 @@ Executor::After Executor::RunStatement(Worker& w, const Query& q, size_t piece, 
     }
     return After::kEndQuery;  // the rest of this query assumed the lost session's state
   }
-  if (check && !oracles_.empty()) RunOracles(w, sql, w.outcomes, w.results, q.key, sent.others_wrote);
+  if (check && !oracles_.empty())
+    RunOracles(w, sql, w.outcomes, w.results, q.key, sent.others_wrote, q.keeping_oracles);
   return After::kNext;
 }
 

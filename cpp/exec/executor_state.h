@@ -19,6 +19,7 @@
 #include "common/rng.h"
 #include "exec/executor.h"
 #include "exec/finding.h"
+#include "exec/syntax_share.h"
 #include "exec/turns.h"
 
 namespace gauntlet {
@@ -68,6 +69,7 @@ struct Executor::Shared {
   std::atomic<int> writes_in_flight{0};
 
   std::unique_ptr<Turns> turns;  // a script's, when `ordered`
+  SyntaxShare syntax;            // generated statements by top-level rule
 
   // Open loop: when the next query is due, and the arrival gaps' source.
   std::mutex due_mu;

@@ -1,5 +1,6 @@
 #include "exec/hang_evidence.h"
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 
@@ -39,9 +40,9 @@ nlohmann::json HangEvidence(const std::vector<Target>& targets, const std::vecto
   return evidence;
 }
 
-ServerActivity ActivityOf(const Target& target, const std::vector<uint64_t>& connections) {
+ServerActivity ActivityOf(const Target& target, const std::vector<uint64_t>& connections, double timeout) {
   ConnectionParams params = target.connection;
-  params.connect_timeout = params.read_timeout = 5;
+  params.connect_timeout = params.read_timeout = static_cast<unsigned>(std::clamp(timeout, 1.0, 5.0));
   Outcome error;
   auto c = Connection::Open(params, &error);
   if (!c) return ServerActivity::kNoAnswer;

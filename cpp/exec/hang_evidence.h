@@ -16,13 +16,14 @@ namespace gauntlet {
 nlohmann::json HangEvidence(const std::vector<Target>& targets, const std::vector<bool>& stuck);
 
 // Whether a target's server is still working on any of `connections` (its
-// ids of our sessions): kBusy when one of them runs a statement there,
+// ids of our sessions): kBusy when one of them runs a statement there;
 // kIdle when none does (they finished, or wait for us to read their rows:
-// what stood still was Gauntlet, paused or starved, not the server), kNoAnswer when the server does not answer a
-// new connection and a process-list query within 5 s. A hang is decided on
+// what stood still was Gauntlet, paused or starved, not the server);
+// kNoAnswer when the server does not answer a new connection and a
+// process-list query within `timeout` seconds (1 to 5). A hang is decided on
 // this, never on Gauntlet's own clock alone.
 enum class ServerActivity { kBusy, kIdle, kNoAnswer };
-ServerActivity ActivityOf(const Target& target, const std::vector<uint64_t>& connections);
+ServerActivity ActivityOf(const Target& target, const std::vector<uint64_t>& connections, double timeout);
 
 }  // namespace gauntlet
 

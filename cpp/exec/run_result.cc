@@ -88,6 +88,9 @@ json RunResult::ToJson() const {
   json connect = json::array();
   for (const auto& [code, count] : connect_errors)
     connect.push_back({{"code", code}, {"name", ErrorTable::Default().Name(code)}, {"count", count}});
+  json by_rule = json::array();
+  for (const auto& [rule, c] : rules)
+    by_rule.push_back({{"rule", rule}, {"statements", c.statements}, {"syntax_errors", c.syntax_errors}});
   const double s = seconds > 0 ? seconds : 1;
   return {{"format", FormatVersion("summary")},
           {"seconds", seconds},
@@ -115,6 +118,7 @@ json RunResult::ToJson() const {
           {"targets", t},
           {"error", failure ? failure->ToJson() : json(nullptr)},
           {"connect_errors", connect},
+          {"rules", by_rule},
           {"stop_reason", stop_reason}};
 }
 

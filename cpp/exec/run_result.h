@@ -66,6 +66,12 @@ struct TargetStats {
   nlohmann::json ToJson() const;
 };
 
+// A top-level grammar rule's statements and how many were syntax errors.
+struct RuleCounts {
+  uint64_t statements = 0;
+  uint64_t syntax_errors = 0;
+};
+
 struct RunResult {
   double seconds = 0;
   int threads = 0;
@@ -95,6 +101,7 @@ struct RunResult {
   std::vector<TargetStats> targets;
   std::optional<RunFailure> failure;
   std::map<unsigned, uint64_t> connect_errors;  // failed (re)connects by error code
+  std::map<std::string, RuleCounts> rules;      // by top-level grammar rule (Generator::TopRule)
   // duration, queries, script (all executed), interrupted, stopped, error (see `failure`), or the
   // kind of the finding that ended the run: crash, shutdown, hang, unreachable
   std::string stop_reason;

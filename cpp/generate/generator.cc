@@ -172,6 +172,9 @@ void Generator::Generate(int rule) {
   depth_ = 0;
   expansions_ = 0;
   rule_ = rule;
+  start_rule_ = rule;
+  top_rule_ = -1;
+  keeping_oracles_.clear();
   rng_.ClearChoices();
   if (perl_) perl_->BeginStatement();
   ExpandRule(rule, 0);
@@ -304,9 +307,17 @@ Statement Generator::Replay(const ReplayKey& key, const ChoiceSeq* choices, bool
   return s;
 }
 
+const std::string& Generator::TopRule() const {
+  return grammar_->rules()[top_rule_ >= 0 ? top_rule_ : start_rule_ >= 0 ? start_rule_ : StartRule()].name;
+}
+
 void Generator::ExpandRule(int rule_id, int depth) {
   const Rule& rule = grammar_->rules()[rule_id];
   ++rule_hits_[rule_id];
+  if (depth == 1 && top_rule_ < 0) top_rule_ = rule_id;
+  if (!rule.no_oracles.empty() &&
+      std::find(keeping_oracles_.begin(), keeping_oracles_.end(), &rule) == keeping_oracles_.end())
+    keeping_oracles_.push_back(&rule);
   rng_.set_label(rule_id);
   if (rule.callback >= 0) {
     std::string text;

@@ -121,6 +121,12 @@ class Generator {
 
   // The next query's text; valid until the next call.
   const std::string& Next();
+  // The rule the last query came from, for people: the first rule its start
+  // rule expanded (`select` of `query: select | update`), else the start rule.
+  const std::string& TopRule() const;
+  // The rules the last query was made through that keep it from oracles
+  // (`name ==NO_ORACLES:...==:`), each once; valid until the next query.
+  const std::vector<const Rule*>& RulesKeepingOracles() const { return keeping_oracles_; }
   // The next query with its key and recorded choices.
   Statement NextStatement();
   // The key of the statement Next() would make now.
@@ -202,6 +208,9 @@ class Generator {
   int depth_ = 0;  // depth of the rule being expanded
   uint64_t expansions_ = 0;  // rules expanded in this statement
   int rule_ = -1;  // the rule being expanded
+  int start_rule_ = -1;  // the last query's start rule
+  int top_rule_ = -1;    // the first rule expanded under it
+  std::vector<const Rule*> keeping_oracles_;
   // The rule and Perl block (or -1) of the user code running now; written by
   // this generator's thread, read by watchdogs.
   std::atomic<int> active_rule_{-1};

@@ -18,6 +18,7 @@ struct Grammar::Definition {
   std::string file;
   size_t offset = 0;
   std::vector<RawAlternative> alternatives;
+  std::vector<std::string> no_oracles;
   int callback = -1;
   size_t order = 0;  // position of the first definition, for stable output
 };
@@ -105,6 +106,7 @@ void Grammar::AddText(const std::string& text, const std::string& file) {
     def->file = file;
     def->offset = r.offset;
     def->alternatives = std::move(r.alternatives);
+    def->no_oracles = std::move(r.no_oracles);
     auto found = definition_index_.find(r.name);
     if (found != definition_index_.end()) {
       Definition& old = *definitions_[found->second];
@@ -245,6 +247,7 @@ void Grammar::Classify() {
     const Definition& d = *defs[ri];
     Rule& rule = rules_[ri];
     rule.where = d.callback >= 0 ? SourceLocation{"<callback>", 0, 0} : locate(d.file, d.offset);
+    rule.no_oracles = d.no_oracles;
     rule.first_alternative = alternative_count_;
     for (const RawAlternative& raw : d.alternatives) {
       Alternative alt;

@@ -54,6 +54,9 @@ struct Rule {
   int shortest = 0;                 // index of an alternative with that height
   int callback = -1;                // index into callbacks(), or -1
   uint32_t first_alternative = 0;   // global number of alternative 0 (coverage)
+  // `name ==NO_ORACLES:tlp,norec==:`: oracles that skip the statements made
+  // through this rule (its results are knowingly nondeterministic, say).
+  std::vector<std::string> no_oracles;
 };
 
 struct PerlBlock {

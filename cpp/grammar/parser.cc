@@ -2,6 +2,7 @@
 
 #include <boost/spirit/home/x3.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "common/error.h"
@@ -19,6 +20,7 @@ struct Builder {
   size_t prev_end = 0;     // where the previous token ended
   bool first_in_alternative = true;
   std::vector<size_t> skipped;  // offsets of text dropped for lack of `name:`
+  std::vector<std::string> no_oracles;  // the next rule's `==NO_ORACLES:a,b==`
 
   size_t Offset(Iter it) const { return it - text->begin(); }
   RawAlternative& alt() { return rules.back().alternatives.back(); }
@@ -54,7 +56,21 @@ const auto start_rule = [](auto& ctx) {
   auto range = x3::_attr(ctx);
   r.name.assign(range.begin(), range.end());
   r.offset = b.Offset(range.begin());
+  r.no_oracles = std::move(b.no_oracles);
+  b.no_oracles.clear();
   b.rules.push_back(std::move(r));
+};
+// `==NO_ORACLES:tlp, transform:view==`: the names between ':' and '==',
+// without spaces.
+const auto set_no_oracles = [](auto& ctx) {
+  auto range = x3::_attr(ctx);
+  std::vector<std::string>& names = B(ctx).no_oracles;
+  names.assign(1, "");
+  for (auto c = range.begin() + 13; c != range.end() - 2; ++c) {
+    if (*c == ',') names.emplace_back();
+    else if (*c != ' ' && *c != '\t') names.back() += *c;
+  }
+  names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
 };
 const auto start_alternative = [](auto& ctx) {
   Builder& b = B(ctx);
@@ -183,7 +199,9 @@ x3::rule<class body_end_r> const body_end = "';' at the end of a line";
 const auto body_end_def = rule_end | x3::eoi;
 BOOST_SPIRIT_DEFINE(body_end)
 
-const auto rule_def = (x3::raw[ident] >> hgap >> x3::lit(':'))[start_rule] >>
+const auto no_oracles = x3::omit[x3::raw[x3::lit("==NO_ORACLES:") >> *(x3::char_ - '=' - x3::eol) >>
+                                        x3::lit("==")][set_no_oracles]];
+const auto rule_def = (x3::raw[ident] >> hgap >> -(no_oracles >> hgap) >> x3::lit(':'))[start_rule] >>
                       (alternative % '|') > body_end;
 const auto skipped = x3::raw[+(!rule_end >> (perl_body_block | x3::char_))][note_skipped] >>
                      (rule_end | x3::eoi);

@@ -6,7 +6,8 @@
 // `$name` a Perl variable, `word[invariant]` an invariant and `_word(N, M)` a
 // built-in with arguments. Unlike RQG, `#` and `|` inside quoted strings are
 // text, not syntax. `==FACTOR:N==` in an alternative sets its weight (the
-// syntax of RQG's elenst-2022 branch). A `{` whose braces do not close
+// syntax of RQG's elenst-2022 branch); `name ==NO_ORACLES:a,b==:` before a
+// rule's colon keeps its statements from those oracles. A `{` whose braces do not close
 // before the end of its alternative (`|` or the rule's end) is a Perl block
 // up to there, as RQG's brace counting makes it.
 //
@@ -46,6 +47,9 @@ struct RawAlternative {
 struct RawRule {
   std::string name;
   size_t offset = 0;
+  // `name ==NO_ORACLES:tlp,norec==: ...`: oracles that skip every statement
+  // made through this rule (names checked when a run starts).
+  std::vector<std::string> no_oracles;
   std::vector<RawAlternative> alternatives;
 };
 

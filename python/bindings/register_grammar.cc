@@ -160,6 +160,12 @@ void RegisterGrammarModel(py::module_& m) {
         if (i < 0) throw py::key_error(rule);
         return g.rules()[i].alternatives.size();
       })
+      .def_property_readonly("no_oracles", [](const Grammar& g) {
+        std::vector<std::tuple<std::string, std::vector<std::string>, std::string>> out;
+        for (const Rule& r : g.rules())
+          if (!r.no_oracles.empty()) out.emplace_back(r.name, r.no_oracles, r.where.ToString());
+        return out;
+      }, "(rule, oracle names, 'file:line:col') of each rule with ==NO_ORACLES:...==")
       .def_property_readonly("alternative_count", &Grammar::alternative_count)
       .def_property_readonly("warnings", &Grammar::warnings)
       .def_property_readonly("undefined_words", [](const Grammar& g) {

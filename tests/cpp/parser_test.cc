@@ -33,6 +33,20 @@ TEST(Parser, CommentsLineJoinsAndQuotes) {
   EXPECT_EQ(rules[0].alternatives[1].tokens[1].text, "\"x;\"");
 }
 
+TEST(Parser, NoOraclesAnnotatesTheRuleItStandsBefore) {
+  const auto rules = ParseGrammarText(
+      "query: seq | plain ;\n"
+      "seq ==NO_ORACLES: tlp,norec , transform:view==: SELECT NEXTVAL(s) | SELECT 1 ;\n"
+      "plain: SELECT 2 ;\n",
+      "t.yy");
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_TRUE(rules[0].no_oracles.empty());
+  EXPECT_EQ(rules[1].name, "seq");
+  EXPECT_EQ(rules[1].no_oracles, (std::vector<std::string>{"tlp", "norec", "transform:view"}));
+  EXPECT_EQ(rules[1].alternatives.size(), 2u);
+  EXPECT_TRUE(rules[2].no_oracles.empty());  // the annotation belongs to one rule
+}
+
 TEST(Parser, PerlBlocksVariablesInvariantsArgsAndWeights) {
   auto rules = ParseGrammarText(
       "query: ==FACTOR:3== { my $x = { a => 1 }; $x->{a} } $v _table[invariant] _varchar(32) ;\n",

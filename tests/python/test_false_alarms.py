@@ -166,3 +166,67 @@ def test_setup_mistakes_exit_2_at_once_and_name_the_reason(tmp_path):
         gauntlet.run(gauntlet.Grammar.from_string("query: SELECT 1 ;"), mysqld=["sql_mode=NO_SUCH_MODE"],
                      duration=5, data="none", out=tmp_path / "api")
     assert isinstance(e.value, gauntlet.InvalidInput) and e.value.log_errors, e.value
+
+
+def test_a_grammar_of_syntax_errors_exits_2_naming_its_rules(tmp_path):
+    g = tmp_path / "typos.yy"
+    g.write_text("query: " + "typo | " * 39 + "fine ;\n"  # 1 in 40 is fine
+                 "typo: SELEC _digit | SELECT FROM WHERE | INSRT INTO t VALUES (1) ;\n"
+                 "fine: SELECT _digit ;\n")
+    r = _cli("run", "--grammar", g, "--threads", "2", "--duration", "60", "--data", "none", "--out", tmp_path / "out")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "of the run's first 300 statements were syntax errors" in r.stdout + r.stderr
+    assert "typo (" in r.stdout + r.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    rules = {x["rule"]: x for x in summary["rules"]}
+    assert rules["typo"]["syntax_errors"] == rules["typo"]["statements"] > 0 and rules["fine"]["syntax_errors"] == 0
+    assert summary["error"]["kind"] == "grammar" and summary["seconds"] < 30
+    # A grammar with some syntax errors (a third) is a run like any other.
+    g.write_text("query: typo | fine | fine ;\ntypo: SELEC _digit ;\nfine: SELECT _digit ;\n")
+    ok = _cli("run", "--grammar", g, "--threads", "2", "--queries", "300", "--data", "none", "--out", tmp_path / "ok",
+              "--overwrite")
+    assert ok.returncode == 0, (ok.stdout, ok.stderr)
+
+
+def test_a_grammar_that_never_returns_a_statement_exits_2(tmp_path):
+    g = tmp_path / "stuck.yy"
+    g.write_text("query: SELECT { sleep 100; 1 } ;\n")
+    r = _cli("run", "--grammar", g, "--duration", "4", "--data", "none", "--out", tmp_path / "out")
+    assert r.returncode == 2 and "no session's generation returned a query" in r.stdout + r.stderr, (r.stdout, r.stderr)
+    # Past the generation timeout, the stuck block is named.
+    r = _cli("run", "--grammar", g, "--duration", "30", "--generate-timeout", "2", "--data", "none",
+             "--out", tmp_path / "long")
+    assert r.returncode == 2 and "stuck.yy:1" in r.stdout + r.stderr, (r.stdout, r.stderr)
+
+
+def _hidden_rand_grammar(annotation: str) -> gauntlet.Grammar:
+    # A stored function's RAND() is out of the SQL text's sight: only the grammar's author knows.
+    return gauntlet.Grammar.from_string(
+        "query_init: CREATE TABLE IF NOT EXISTS hr (a INT) ; INSERT INTO hr SELECT seq FROM seq_1_to_30 ;"
+        " CREATE FUNCTION IF NOT EXISTS dice() RETURNS INT NOT DETERMINISTIC RETURN FLOOR(RAND() * 30) ;\n"
+        "query: rolled | plain ;\n"
+        f"rolled{annotation}: SELECT a FROM hr WHERE a > dice() | SELECT COUNT(*) FROM hr WHERE a < dice() ;\n"
+        "plain: SELECT a FROM hr WHERE a > _digit ;\n")
+
+
+def test_a_rule_kept_from_oracles_is_skipped_by_them_and_only_them(tmp_path):
+    fired = gauntlet.run(_hidden_rand_grammar(""), queries=60, duration=0, data="none", out=tmp_path / "bare",
+                         oracles=["tlp", "norec"])
+    # The control: TLP fires (NoREC's re-check sees the count change: "the data changed meanwhile").
+    assert {f["oracle"] for f in fired.findings} == {"tlp"}, fired.table()
+    kept = gauntlet.run(_hidden_rand_grammar(" ==NO_ORACLES:tlp, norec=="), queries=60, duration=0, data="none",
+                        out=tmp_path / "kept", oracles=["tlp", "norec"])
+    assert not kept.findings, kept.table()
+    s = kept.summary()["oracles"]
+    why = "the grammar keeps rule 'rolled' from it (==NO_ORACLES==)"
+    assert s["tlp"]["skipped_by_reason"][why] > 10 and s["norec"]["skipped_by_reason"][why] > 10, s
+    assert s["tlp"]["passed"] > 0 and s["norec"]["passed"] > 0  # the plain rule is still checked
+    # Kept from NoREC only: TLP still checks the rule, and fires.
+    one = gauntlet.run(_hidden_rand_grammar(" ==NO_ORACLES:norec=="), queries=60, duration=0, data="none",
+                       out=tmp_path / "one", oracles=["tlp", "norec"])
+    assert {f["oracle"] for f in one.findings} == {"tlp"}, one.table()
+    assert why not in one.summary()["oracles"]["tlp"]["skipped_by_reason"]
+    with pytest.raises(gauntlet.InvalidInput, match=r"<string>:3:1: rule 'rolled': ==NO_ORACLES== names an unknown "
+                                                    r"oracle 'tpl'"):
+        gauntlet.run(_hidden_rand_grammar(" ==NO_ORACLES:tpl=="), queries=1, duration=0, data="none",
+                     out=tmp_path / "typo")

@@ -105,6 +105,18 @@ def oracle_names(oracles, targets) -> list:
     return list(dict.fromkeys(["crash", *names]))
 
 
+def check_kept_oracles(grammar_core, oracles) -> None:
+    """Every name in a rule's ``==NO_ORACLES:...==`` is an oracle: a built-in one, ``all``, or one of
+    this run's own (gauntlet.Oracle) by its name; anything else is named with its rule's place."""
+    known = [name for name, _ in _core.known_oracles()] + ["all"]
+    known += [o.name for o in oracles if isinstance(o, Oracle)]
+    for rule, names, where in grammar_core.no_oracles:
+        for n in names:
+            if n not in known:
+                raise _core.InvalidInput(f"{where}: rule {rule!r}: ==NO_ORACLES== names an unknown oracle {n!r}; "
+                                         f"known: {', '.join(known)}")
+
+
 def oracle_label(oracle) -> str:
     """How run.json and the summary name an oracle; custom ones as custom:NAME (replay leaves them out)."""
     return oracle if isinstance(oracle, str) else f"custom:{oracle.name}"

@@ -17,7 +17,8 @@ from ..results import RunResult, timeline_frame
 from ..formats import newer_than
 from ..server import ManagedServer, Target, redact
 from .execute import run_workload
-from .plan import RUN_DEFAULTS, RunPlan, check_setting, check_threads_fit, checked_targets, data_spec, oracle_label, oracle_names
+from .plan import (RUN_DEFAULTS, RunPlan, check_kept_oracles, check_setting, check_threads_fit, checked_targets, data_spec,
+                   oracle_label, oracle_names)
 from .plan import known_bugs as known_bugs_of
 from .rounds import keep_going as run_keep_going
 
@@ -91,6 +92,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     spec = data_spec(data, settings["seed"])
     chosen = checked_targets(targets, server, mysqld)
     checks = oracle_names(oracles, chosen)
+    check_kept_oracles(g._g, checks)
     known = known_bugs_of(known_bugs)
     record = {"grammar": os.fspath(grammar) if not isinstance(grammar, Grammar) else None,
               "redefine": [os.fspath(r) for r in redefine],

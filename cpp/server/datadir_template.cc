@@ -81,6 +81,7 @@ std::vector<std::string> BootstrapOptions(const std::vector<std::string>& mysqld
 std::string TemplateCacheDir(const std::string& configured) {
   if (!configured.empty()) return configured;
   if (const char* env = std::getenv("GAUNTLET_CACHE"); env && *env) return env;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "gauntlet").string();
   if (const char* home = std::getenv("HOME"); home && *home)
     return (fs::path(home) / ".cache" / "gauntlet").string();
   return "/tmp/gauntlet-cache";
@@ -107,7 +108,12 @@ std::string EnsureTemplate(const std::string& binary, const std::vector<std::str
   const fs::path root = fs::path(cache_dir) / "templates";
   const fs::path done = root / key;
   const fs::path data = done / "data";
-  if (fs::exists(done / "READY")) return data.string();
+  // A use stamp: the cache is trimmed least recently used first (gauntlet/runs/templates.py).
+  const auto used = [&] { std::ofstream(done / "used").flush(); };
+  if (fs::exists(done / "READY")) {
+    used();
+    return data.string();
+  }
 
   fs::create_directories(root);
   const std::string lock_path = (root / (std::string(key) + ".lock")).string();

@@ -21,7 +21,8 @@ std::string OptionName(const std::string& option);
 std::vector<std::string> BootstrapOptions(const std::vector<std::string>& mysqld);
 
 // The cache directory: `configured`, else $GAUNTLET_CACHE, else
-// ~/.cache/gauntlet (or /tmp/gauntlet-cache without a home).
+// $XDG_CACHE_HOME/gauntlet, else ~/.cache/gauntlet (or /tmp/gauntlet-cache
+// without a home). Its size bound and listing: python/gauntlet/runs/templates.py.
 std::string TemplateCacheDir(const std::string& configured);
 
 // Returns the template's path, bootstrapping it first when missing. Throws

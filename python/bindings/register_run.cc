@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "data/loader.h"
+#include "data/statistics.h"
 #include "exec/connection.h"
 #include "exec/error_table.h"
 #include "exec/executor.h"
@@ -285,6 +286,17 @@ void RegisterData(py::module_& m) {
   m.def("temporary_twin_sql", &TemporaryTwinSql, py::arg("schema"));
   // `cancelled()` is asked between batches (with the GIL, after pending
   // signal handlers ran); returning True ends the load early.
+  m.def("hold_statistics", &HoldStatistics, py::arg("connection"), py::call_guard<py::gil_scoped_release>(),
+        "Before a load: InnoDB's background statistics held off (data/statistics.h); returns what to restore.");
+  m.def("settle_statistics", [](Connection& c, const std::vector<std::string>& databases, const HeldStatistics& held) {
+    SettledStatistics s;
+    {
+      py::gil_scoped_release release;
+      s = SettleStatistics(c, databases, held);
+    }
+    return ToPython(s.ToJson());
+  }, py::arg("connection"), py::arg("databases"), py::arg("held"),
+        "After a load: every table analyzed, purge drained, the variables restored; the row estimates.");
   m.def("load_schema", [](Connection& c, const Schema& schema, uint64_t seed, bool strict,
                           py::object cancelled) {
     LoadOptions o;

@@ -5,6 +5,10 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
+# The suite's templates live in a cache of its own, never the user's (gauntlet/runs/templates.py);
+# subprocesses inherit it.
+os.environ["GAUNTLET_CACHE"] = str(REPO / "build" / "test-cache")
+
 
 def shared_dir() -> pathlib.Path:
     """The reference material beside the checkout (../shared), or $GAUNTLET_SHARED."""

@@ -170,37 +170,34 @@ def test_rows_run_on_a_dask_cluster(grammar_file, tmp_path):
 
 
 @pytest.mark.slow
-def test_eight_servers_start_at_once_on_tcp_and_share_one_data_template(tmp_path):
+def test_eight_servers_start_at_once_on_tcp_and_share_one_data_template(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
-    os.environ["GAUNTLET_CACHE"] = str(cache)
+    monkeypatch.setenv("GAUNTLET_CACHE", str(cache))
+    def start(i):
+        s = gauntlet.ManagedServer(tmp_path / f"s{i}", tcp=True)
+        s.start()
+        return s
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        servers = list(pool.map(start, range(8)))
     try:
-        def start(i):
-            s = gauntlet.ManagedServer(tmp_path / f"s{i}", tcp=True)
-            s.start()
-            return s
-        with concurrent.futures.ThreadPoolExecutor(8) as pool:
-            servers = list(pool.map(start, range(8)))
-        try:
-            assert all(s.alive for s in servers) and len({s.port for s in servers}) == 8
-            for s in servers:
-                socket.create_connection(("127.0.0.1", s.port), timeout=10).close()
-        finally:
-            for s in servers:
-                s.stop()
-
-        def run(i):
-            return gauntlet.run("builtin:select", queries=20, duration=0, threads=1, out=tmp_path / f"r{i}",
-                                data_template=True, mysqld=[f"table_open_cache={200 + i}"])
-        with concurrent.futures.ThreadPoolExecutor(4) as pool:
-            results = list(pool.map(run, range(4)))
-        assert all(r.summary()["stop_reason"] == "queries" for r in results), [r.summary()["stop_reason"]
-                                                                               for r in results]
-        templates = [p for p in (cache / "data").iterdir() if p.is_dir()]
-        assert len(templates) == 1 and (templates[0] / "READY").exists()  # the options do not touch the data
-        again = run(9)
-        assert again.summary()["load"].get("from_template") == str(templates[0])
+        assert all(s.alive for s in servers) and len({s.port for s in servers}) == 8
+        for s in servers:
+            socket.create_connection(("127.0.0.1", s.port), timeout=10).close()
     finally:
-        del os.environ["GAUNTLET_CACHE"]
+        for s in servers:
+            s.stop()
+
+    def run(i):
+        return gauntlet.run("builtin:select", queries=20, duration=0, threads=1, out=tmp_path / f"r{i}",
+                            data_template=True, mysqld=[f"table_open_cache={200 + i}"])
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(run, range(4)))
+    assert all(r.summary()["stop_reason"] == "queries" for r in results), [r.summary()["stop_reason"]
+                                                                           for r in results]
+    templates = [p for p in (cache / "data").iterdir() if p.is_dir()]
+    assert len(templates) == 1 and (templates[0] / "READY").exists()  # the options do not touch the data
+    again = run(9)
+    assert again.summary()["load"].get("from_template") == str(templates[0])
 
 
 def test_workload_dimensions_vary_by_row(tmp_path):

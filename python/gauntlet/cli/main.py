@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import sys
+import time
 
 from .. import _core
 from .._core import GauntletError, InvalidInput
 from ..grammar import Grammar, Schema, load_data_spec
 from ..reduction import REDUCIBLE
+from ..runs import templates
 from ..runs.plan import RUN_DEFAULTS
 from ..server import ManagedServer, ServerError, parse_target_flag
 
@@ -456,10 +459,54 @@ def _add_server(sub) -> None:
     stop.set_defaults(func=_server_stop)
 
 
+def _add_cache(sub) -> None:
+    """`gauntlet cache list|trim|clear`: the template cache (gauntlet/runs/templates.py)."""
+    c = sub.add_parser("cache", help="list, trim or clear the cache of server and data templates")
+    csub = c.add_subparsers(dest="cache_command", required=True)
+    csub.add_parser("list", help="every template, most recently used first, with its size").set_defaults(
+        func=_cache_list)
+    trim = csub.add_parser("trim", help="remove the least recently used templates down to a size")
+    trim.add_argument("--max", help="the size to fit in (default $GAUNTLET_CACHE_MAX or "
+                                    f"{templates.DEFAULT_MAX}), e.g. 2G")
+    trim.set_defaults(func=_cache_trim)
+    csub.add_parser("clear", help="remove every template").set_defaults(func=_cache_clear)
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "K", "M", "G"):
+        if n < 1024 or unit == "G":
+            return f"{n:.0f}{unit}" if unit == "B" else f"{n:.1f}{unit}"
+        n /= 1024
+    return f"{n:.1f}G"
+
+
+def _cache_list(args) -> int:
+    rows = templates.entries()
+    for e in rows:
+        made = e["made"] or {}
+        what = f"seed {made['seed']}, {os.path.basename(made['binary'])}" if made else ""
+        used = time.strftime("%Y-%m-%d %H:%M", time.localtime(e["used"]))
+        print(f"{_human(e['bytes']):>8}  {used}  {e['kind']:<9}  {e['path']}  {what}".rstrip())
+    total = sum(e["bytes"] for e in rows)
+    print(f"{len(rows)} templates, {_human(total)} of {_human(templates.max_bytes())} in {templates.cache_dir()}")
+    return 0
+
+
+def _cache_trim(args) -> int:
+    removed = templates.trim(templates.parse_size(args.max) if args.max else None)
+    print(f"removed {len(removed)} templates")
+    return 0
+
+
+def _cache_clear(args) -> int:
+    print(f"freed {_human(templates.clear())} in {templates.cache_dir()}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gauntlet", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_gensql, _add_run, _add_reduce, _add_replay, _add_plans, _add_bench, _add_server):
+    for add in (_add_gensql, _add_run, _add_reduce, _add_replay, _add_plans, _add_bench, _add_server, _add_cache):
         add(sub)
     return parser
 

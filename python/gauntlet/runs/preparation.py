@@ -5,21 +5,19 @@ about it. A server that will not start, or dies while loading, is a finding that
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
 import os
 import pathlib
 import re
 import shutil
 import sys
-import threading
 import time
 from typing import Optional
 
 from .. import _core
 from ..grammar import Schema
 from ..server import ManagedServer, ServerError, Target, parse_dsn
+from . import templates
 from .plan import RunPlan
 
 
@@ -50,14 +48,6 @@ def data_options(mysqld) -> list:
     def name(option: str) -> str:
         return option.lstrip("-").split("=", 1)[0].replace("-", "_").lower()
     return sorted(str(o) for o in mysqld or [] if _DATA_OPTIONS.match(name(str(o))))
-
-
-def template_path(server: ManagedServer, spec: Schema, seed: int, mysqld) -> pathlib.Path:
-    """Where a datadir with this data, loaded by this binary under these data options, is cached."""
-    binary = os.path.realpath(server.binary)
-    st = os.stat(binary)
-    key = json.dumps([binary, st.st_size, st.st_mtime_ns, data_options(mysqld), spec.to_json(), seed])
-    return pathlib.Path(_core.template_cache_dir()) / "data" / hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 def load(conn, spec: Schema, seed: int, info: dict, interrupts, strict: bool) -> None:
@@ -118,11 +108,13 @@ def prepare_target(target: Target, plan: RunPlan, interrupts, info: dict, starte
             remove_stopped_server(server_dir)
         managed = ManagedServer(server_dir, binary=binary, mysqld=options, _die_with_parent=True)
     spec = with_engine(plan.spec, target.engine)
-    template = None
+    template = made = None
     spec_loaded = False
     if managed is not None and spec is not None and plan.data_template and not managed.alive:
-        template = template_path(managed, spec, settings["seed"], options or managed.mysqld)
-        if (template / "READY").exists() and not os.path.exists(managed.datadir):
+        made = templates.made_record(managed.binary, data_options(options or managed.mysqld), spec.to_json(),
+                                     settings["seed"])
+        template = templates.template_path(made)
+        if not os.path.exists(managed.datadir) and templates.usable(template, made):
             t0 = time.monotonic()
             _core.copy_datadir(str(template / "data"), managed.datadir)
             info["load"] = {"from_template": str(template), "copy_seconds": round(time.monotonic() - t0, 3)}
@@ -150,7 +142,7 @@ def prepare_target(target: Target, plan: RunPlan, interrupts, info: dict, starte
                 raise _core.InvalidInput(f"targets: {target.name}: {statement}: {outcome['message']}")
     info["server_info"] = server_info(conn, managed, out, "" if count == 1 else target.name)
     try:
-        schema = prepare_data(conn, managed, spec, spec_loaded, template, params, settings, info, interrupts)
+        schema = prepare_data(conn, managed, spec, spec_loaded, (template, made), params, settings, info, interrupts)
     except (_core.GauntletError, _core.InvalidInput) as e:
         if managed is not None and died(managed):  # the server died under the load
             finding = crash_finding(managed, "while loading data", e)
@@ -160,39 +152,28 @@ def prepare_target(target: Target, plan: RunPlan, interrupts, info: dict, starte
     return managed, params, schema
 
 
-def prepare_data(conn, managed, spec, spec_loaded, template, params, settings, info, interrupts):
-    """Loads the data (or takes it from a template) and reads the schema back."""
+def prepare_data(conn, managed, spec, spec_loaded, cached, params, settings, info, interrupts):
+    """Loads the data (or takes it from a template) and reads the schema back. ``cached``: the
+    template's path and made record, or (None, None)."""
+    template, made = cached
     if spec is not None and not spec_loaded:
+        held = _core.hold_statistics(conn)
         load(conn, spec, settings["seed"], info, interrupts, strict=not getattr(spec, "_lenient", False))
+        # Plans, and speeds, must not depend on when InnoDB's background statistics last ran.
+        info["statistics"] = _core.settle_statistics(conn, list(spec.databases), held)
         if template is not None:  # keep this datadir for the next runs
             del conn
             managed.stop()
-            publish_template(managed.datadir, template, spec)
+            templates.publish(managed.datadir, template, made, spec.to_json(), info["statistics"])
             managed.start()
             conn = _core.Connection.open(params)
     elif template is not None:  # the copy, then the start
         info["ready_with_data_seconds"] = info["load"]["copy_seconds"] + managed.ready_seconds
+        statistics = template / "statistics.json"
+        if statistics.exists():
+            info["statistics"] = json.loads(statistics.read_text())
     databases = list(spec.databases) if spec is not None else []
     return _core.introspect_schema(conn, databases)
-
-
-def publish_template(datadir: str, template: pathlib.Path, spec) -> None:
-    """Copies a loaded datadir into the cache as ``template``, whole or not at all: runs started
-    at once (a campaign's parallel rows) may load the same data, and others may be copying the
-    template already, so a ready template is never replaced, and one appears (READY inside) by
-    a rename under a lock."""
-    tmp = template.with_name(f"{template.name}.tmp{os.getpid()}-{threading.get_ident()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    _core.copy_datadir(datadir, str(tmp / "data"))
-    (tmp / "READY").write_text(spec.to_json())
-    with open(template.with_name(template.name + ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if (template / "READY").exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-            return
-        shutil.rmtree(template, ignore_errors=True)  # left half-written by a writer that died
-        tmp.rename(template)
 
 
 def first_connection(params, managed: Optional[ManagedServer], patience: float):

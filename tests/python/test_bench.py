@@ -147,3 +147,26 @@ def test_a_query_level_comparison_finds_the_class_an_option_slows(tmp_path, tmp_
     (one / "summary.json").write_text(json.dumps({"targets": [{"name": "a"}]}))
     with pytest.raises(gauntlet.InvalidInput, match="two targets or more and a statement log"):
         gauntlet.QueryComparison.from_run(one)
+
+
+def test_a_planted_slow_group_of_runs_is_named_in_the_verdict(tmp_path):
+    # Each run draws, once, whether its statements sleep: the runs' seeds decide, as a template did.
+    planted = tmp_path / "planted.yy"
+    planted.write_text("query: { $slow //= (rand() < 0.5 ? 1 : 0); $slow ? 'SELECT SLEEP(0.002)' : 'SELECT 1' } ;\n")
+    r = gauntlet.bench([{"name": "a"}], workload=str(planted), runs=6, duration=3, threads=1, warmup=0,
+                       out=tmp_path / "planted")
+    [group] = r.groups.values()
+    with open(tmp_path / "planted" / "runs.csv") as f:
+        rates = {int(row["run"]): float(row["throughput"]) for row in csv.DictReader(f)}
+    assert group["slow_runs"] and group["fast_runs"] and group["ratio"] < 0.2, group
+    assert max(rates[i] for i in group["slow_runs"]) < 0.2 * min(rates[i] for i in group["fast_runs"]), rates
+    verdict = json.loads((tmp_path / "planted" / "verdict.json").read_text())
+    assert verdict["groups"]["a"]["slow_runs"] == group["slow_runs"]
+    text = (tmp_path / "planted" / "verdict.txt").read_text()
+    assert f"a: runs {', '.join(map(str, group['slow_runs']))} ran at" in text and "do not belong together" in text
+    # The same sleep in every run: one population, no groups.
+    steady = tmp_path / "steady.yy"
+    steady.write_text("query: SELECT SLEEP(0.002) ;\n")
+    quiet = gauntlet.bench([{"name": "a"}], workload=str(steady), runs=4, duration=3, threads=1, warmup=0,
+                           out=tmp_path / "steady")
+    assert not quiet.groups and "do not belong" not in (tmp_path / "steady" / "verdict.txt").read_text()

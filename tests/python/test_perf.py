@@ -106,3 +106,14 @@ def test_query_classes_on_no_change_rarely_call_a_class_slower():
         timings = [("q", a, a * rng.lognormal(0, 0.3)) for a in rng.lognormal(0, 1, 30)]
         alarms += query_classes(timings, threshold=0.0)[0].verdict in ("slower", "faster")
     assert alarms <= 200 * 0.08, alarms  # alpha 0.05, with room for chance
+
+
+def test_runs_that_do_not_belong_together_are_separated():
+    from gauntlet.perf.stats import separate_groups
+    # The bench: runs 3 and 5 at about a third of the others.
+    low, high, ratio = separate_groups([4376, 4864, 1652, 4500, 1732, 4610])
+    assert (low, high) == ([2, 4], [0, 1, 3, 5]) and 0.3 < ratio < 0.4
+    # Run-to-run noise of a few percent, and even 20%, is one population.
+    assert separate_groups([4376, 4864, 4652, 4500, 4732, 4610]) is None
+    assert separate_groups([1000, 1200, 1100, 1150]) is None
+    assert separate_groups([5.0, 5.0]) is None

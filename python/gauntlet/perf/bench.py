@@ -31,12 +31,14 @@ from typing import Dict, List, Optional, Sequence, Union
 from .. import _core
 from ..formats import version
 from ..server import ManagedServer, make_targets
-from .stats import RunSummary, Verdict, compare, summarize
+from .stats import RunSummary, Verdict, compare, separate_groups, summarize
 
 OLTP = pathlib.Path(__file__).resolve().parents[3] / "grammars" / "oltp"
 # Server counters sampled every second (deltas, except the gauges), to explain a dip.
 COUNTERS = ("Innodb_buffer_pool_pages_flushed", "Innodb_data_fsyncs", "Innodb_os_log_written",
-            "Innodb_row_lock_waits", "Innodb_checkpoint_age", "Threads_running")
+            "Innodb_row_lock_waits", "Innodb_checkpoint_age", "Threads_running",
+            # Plans: rows read by key, in index order, and by full scans.
+            "Handler_read_key", "Handler_read_next", "Handler_read_rnd_next")
 _GAUGES = ("Innodb_checkpoint_age", "Threads_running")
 # The metrics a verdict is given on, and whether higher is better.
 METRICS = {"throughput": True, "p95_ms": False, "jitter": False}
@@ -92,12 +94,16 @@ class _Sampler(threading.Thread):
 
 class BenchResult:
     """What ``bench`` measured: ``runs`` (per target, the RunSummary of each run), ``verdicts``
-    (per target after the first, per metric), ``timelines`` (per target, each run's seconds)."""
+    (per target after the first, per metric), ``timelines`` (per target, each run's seconds),
+    ``groups`` (per target whose runs fall into separate groups of throughput: slow_runs,
+    fast_runs, ratio, seeds, templates, and the server counters that differ 2x or more)."""
 
     def __init__(self, out: pathlib.Path, baseline: str, runs: Dict[str, List[RunSummary]],
-                 timelines: Dict[str, List[list]], verdicts: Dict[str, Dict[str, Verdict]], settings: dict):
+                 timelines: Dict[str, List[list]], verdicts: Dict[str, Dict[str, Verdict]], settings: dict,
+                 groups: Optional[Dict[str, dict]] = None):
         self.out, self.baseline, self.runs, self.timelines = out, baseline, runs, timelines
         self.verdicts, self.settings = verdicts, settings
+        self.groups = groups or {}
 
     @property
     def regressed(self) -> bool:
@@ -114,6 +120,14 @@ class BenchResult:
                 lines.append(f"{name:<12} {metric:<11} {v.verdict:<10} {v.ratio:>7.3f} "
                              f"[{v.interval[0]:.3f}, {v.interval[1]:.3f}] {v.p_value:>8.3g} {v.noise:>7.1%} "
                              f"{v.detectable:>10.1%}{more}")
+        for name, g in self.groups.items():
+            seeds = g["seeds"]
+            lines.append(f"{name}: runs {', '.join(map(str, g['slow_runs']))} ran at {g['ratio']:.2f} of runs "
+                         f"{', '.join(map(str, g['fast_runs']))}: they do not belong together, and their noise is "
+                         f"no noise (seeds {', '.join(str(seeds[str(r)]) for r in g['slow_runs'])} against "
+                         f"{', '.join(str(seeds[str(r)]) for r in g['fast_runs'])})")
+            for c, v in g["counters"].items():
+                lines.append(f"{name}:   {c}: {v['slow']:,.1f}/s in the slow runs, {v['fast']:,.1f}/s in the others")
         return "\n".join(lines)
 
     def plot_timelines(self, metric: str = "throughput"):
@@ -217,9 +231,33 @@ def bench(targets: Sequence[dict], *, workload: str = "oltp_read_write", runs: i
     settings = {"workload": workload, "runs": runs, "duration": duration, "threads": threads, "rate": rate, "warmup": warmup,
                 "tables": tables, "table_size": table_size, "threshold": threshold, "alpha": alpha,
                 "targets": [t.to_dict() for t in chosen], "pin": list(pin) if pin else None}
-    result = BenchResult(out, base, summaries, timelines, verdicts, settings)
+    groups = {}
+    for t in chosen:
+        split = separate_groups([x.throughput for x in summaries[t.name]])
+        if split is not None:
+            groups[t.name] = _group_report(split, [r for r in rows if r["target"] == t.name], timelines[t.name])
+    result = BenchResult(out, base, summaries, timelines, verdicts, settings, groups)
     _write(result, rows)
     return result
+
+
+def _group_report(split, rows: List[dict], timelines: List[list]) -> dict:
+    """What a target's separate groups of runs are, and what differed between them: their seeds,
+    data templates and the server counters (per second, means over the run) that differ 2x or more."""
+    low, high, ratio = split
+
+    def mean(i: int, counter: str) -> float:
+        values = [sec.get(counter) for sec in timelines[i] if sec.get(counter) is not None]
+        return sum(values) / len(values) if values else 0.0
+
+    counters = {}
+    for c in COUNTERS:
+        slow, fast = (sum(mean(i, c) for i in g) / len(g) for g in (low, high))
+        if max(slow, fast) >= 1 and max(slow, fast) >= 2 * max(min(slow, fast), 1e-9):
+            counters[c] = {"slow": round(slow, 1), "fast": round(fast, 1)}
+    return {"slow_runs": [rows[i]["run"] for i in low], "fast_runs": [rows[i]["run"] for i in high],
+            "ratio": round(ratio, 3), "seeds": {str(r["run"]): r["seed"] for r in rows},
+            "templates": {str(r["run"]): r["template"] for r in rows}, "counters": counters}
 
 
 def measure(t, folder: pathlib.Path, grammar: List[str], spec: Optional[str], *, threads: int, duration: float,
@@ -252,7 +290,8 @@ def measure(t, folder: pathlib.Path, grammar: List[str], spec: Optional[str], *,
     summary = summarize(r.timeline(), warmup=warmup)
     counters = {row["t"]: row for row in sampler.rows}
     seconds = [{**sec, **{c: counters.get(int(sec["t"]), {}).get(c) for c in COUNTERS}} for sec in r.timeline()]
-    row = {"throughput": summary.throughput, "metric": summary.metric, "qps": summary.qps, "p95_ms": summary.p95_ms,
+    row = {"seed": seed, "template": s.get("load", {}).get("from_template") or s.get("load", {}).get("template"),
+           "throughput": summary.throughput, "metric": summary.metric, "qps": summary.qps, "p95_ms": summary.p95_ms,
            "jitter": summary.jitter, "low_share": summary.low_share, "stalls": len(summary.stalls),
            "warmup_seconds": summary.warmup_seconds, "p99_ms_whole_run": s["query_latency_ms"]["p99"]}
     return summary, seconds, row
@@ -263,7 +302,7 @@ def _write(result: BenchResult, rows: List[dict]) -> None:
     (out / "verdict.json").write_text(json.dumps(
         {"format": version("verdict"), "settings": result.settings, "baseline": result.baseline,
          "verdicts": {n: {m: v.to_dict() for m, v in per.items()} for n, per in result.verdicts.items()},
-         "regressed": result.regressed}, indent=2) + "\n")
+         "regressed": result.regressed, "groups": result.groups}, indent=2) + "\n")
     with open(out / "runs.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import List, Optional, Sequence, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from scipy import stats
@@ -132,6 +132,24 @@ class Verdict:
         return (f"<Verdict {self.metric}: {self.verdict}, B/A {self.ratio:.3f} [{self.interval[0]:.3f}, "
                 f"{self.interval[1]:.3f}], p {self.p_value:.3g}, runs {self.runs[0]}+{self.runs[1]}, noise "
                 f"{self.noise:.1%}, detectable {self.detectable:.1%}{more}>")
+
+
+def separate_groups(values: Sequence[float], gap: float = 1.3) -> Optional[Tuple[List[int], List[int], float]]:
+    """Runs of one target that do not belong together: the sorted values split at their widest
+    ratio between neighbours, when that is ``gap`` or more (run-to-run noise is a few percent; a
+    third of the speed is another population). Returns (low run indexes, high run indexes, the
+    low group's median over the high group's), or None for one population."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    best, at = 1.0, None
+    for k in range(1, len(order)):
+        lo, hi = values[order[k - 1]], values[order[k]]
+        ratio = hi / lo if lo > 0 else float("inf")
+        if ratio > best:
+            best, at = ratio, k
+    if at is None or best < gap:
+        return None
+    low, high = sorted(order[:at]), sorted(order[at:])
+    return low, high, float(np.median([values[i] for i in low]) / np.median([values[i] for i in high]))
 
 
 def runs_needed(ratio: float, noise: float, threshold: float, alpha: float = 0.05, power: float = 0.8,

@@ -165,6 +165,7 @@ def prepare_data(conn, managed, spec, spec_loaded, cached, params, settings, inf
             del conn
             managed.stop()
             templates.publish(managed.datadir, template, made, spec.to_json(), info["statistics"])
+            info["load"]["template"] = str(template)
             managed.start()
             conn = _core.Connection.open(params)
     elif template is not None:  # the copy, then the start

@@ -430,7 +430,6 @@ RunResult Executor::Gather(double end) {
     result.connect_errors = shared_->connect_errors;
   }
   result.findings = shared_->findings->findings();
-  result.rules = shared_->syntax.counts();
   result.seconds = end;
   result.threads = options_.threads;
   result.seed = options_.seed;
@@ -442,6 +441,10 @@ RunResult Executor::Gather(double end) {
     result.cancelled += w->cancelled;
     result.generate_seconds += w->generate_seconds;
     for (const auto& [code, n] : w->errors) result.errors[code] += n;
+    for (const auto& [rule, c] : w->rules) {
+      result.rules[rule].statements += c.statements;
+      result.rules[rule].syntax_errors += c.syntax_errors;
+    }
     for (auto& [code, examples] : w->error_examples) {
       auto& kept = result.error_examples[code];
       for (auto& e : examples)

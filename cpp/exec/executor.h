@@ -110,7 +110,8 @@ class Executor {
   // Sends `sql` to every target in lockstep (w.outcomes, w.results, w.ran), stopping at a lost session.
   Sent Send(Worker& w, std::string_view sql, const ScriptStatement* scripted, bool want_rows);
   // Adds the statement to the session's second: `first` is the outcome that counts for the run.
-  void Count(Worker& w, std::string_view sql, const Outcome& first);
+  // `rule`: a generated statement's top-level rule (nullptr for a script's).
+  void Count(Worker& w, std::string_view sql, const Outcome& first, const std::string* rule = nullptr);
   void ReportCorruption(Worker& w, std::string_view sql, const ReplayKey* key);
   bool Connect(Worker& w);
   // Open loop: waits until the next query is due; returns when it was due

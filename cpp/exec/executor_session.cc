@@ -312,7 +312,7 @@ Executor::After Executor::RunStatement(Worker& w, const Query& q, size_t piece, 
   ServerProbe* probe = lost ? targets_[sent.failed].probe : nullptr;
   if (lost && probe != nullptr && !probe->Alive()) o.kind = OutcomeKind::kServerCrashed;
   const Outcome& counted = w.ran[0] ? w.outcomes[0] : o;  // the lost session's, when the first never ran
-  Count(w, sql, counted);
+  Count(w, sql, counted, q.rule);
   if (q.rule != nullptr)
     if (std::string useless = shared_->syntax.Add(*q.rule, counted.kind == OutcomeKind::kSyntax); !useless.empty())
       ReportFailure("grammar", w.id, useless);
@@ -384,9 +384,14 @@ Executor::Sent Executor::Send(Worker& w, std::string_view sql, const ScriptState
   return sent;
 }
 
-void Executor::Count(Worker& w, std::string_view sql, const Outcome& first) {
+void Executor::Count(Worker& w, std::string_view sql, const Outcome& first, const std::string* rule) {
   const size_t n_targets = targets_.size();
   std::lock_guard<std::mutex> lock(w.mu);
+  if (rule != nullptr) {
+    RuleCounts& c = w.rules[*rule];
+    ++c.statements;
+    c.syntax_errors += first.kind == OutcomeKind::kSyntax;
+  }
   w.second.Record(first.nanos);
   ++w.second_kinds[static_cast<size_t>(first.kind)];
   if (first.error_code != 0 && ++w.errors[first.error_code] <= RunResult::kExamplesPerError)

@@ -105,6 +105,7 @@ struct Executor::Worker {
   uint64_t second_commits = 0;
   std::map<unsigned, uint64_t> errors;
   std::map<unsigned, std::vector<RunResult::ErrorExample>> error_examples;
+  std::map<std::string, RuleCounts> rules;  // generated statements by top-level rule
   std::vector<TargetStats> targets;  // only with more than one target
   std::string current;
   uint64_t queries = 0;

@@ -6,10 +6,8 @@
 namespace gauntlet {
 
 std::string SyntaxShare::Add(const std::string& rule, bool syntax_error) {
+  if (judged_.load(std::memory_order_relaxed)) return "";
   std::lock_guard<std::mutex> lock(mu_);
-  RuleCounts& all = all_[rule];
-  ++all.statements;
-  all.syntax_errors += syntax_error;
   if (judged_) return "";
   RuleCounts& first = first_[rule];
   ++first.statements;
@@ -24,11 +22,6 @@ std::string SyntaxShare::Final() {
   if (judged_ || first_total_ < kFewest) return "";
   judged_ = true;
   return Verdict();
-}
-
-std::map<std::string, RuleCounts> SyntaxShare::counts() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return all_;
 }
 
 std::string SyntaxShare::Verdict() const {

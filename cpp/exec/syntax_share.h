@@ -1,10 +1,12 @@
-// SyntaxShare: each top-level grammar rule's statements and syntax errors,
-// and the verdict on a run whose statements are (nearly) all syntax errors:
-// it tests nothing but the parser, so it stops with exit 2 naming the rules
-// that produce them, instead of passing. Thread-safe.
+// SyntaxShare: the verdict on a run whose statements are (nearly) all syntax
+// errors: it tests nothing but the parser, so it stops with exit 2 naming the
+// rules that produce them, instead of passing. It counts the run's first
+// statements by top-level rule; after its verdict Add() costs one atomic
+// load (each session counts its own totals for the summary). Thread-safe.
 #ifndef GAUNTLET_EXEC_SYNTAX_SHARE_H_
 #define GAUNTLET_EXEC_SYNTAX_SHARE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -25,15 +27,14 @@ class SyntaxShare {
   std::string Add(const std::string& rule, bool syntax_error);
   // At the run's end, for a run that never reached kJudgedAfter: the same.
   std::string Final();
-  std::map<std::string, RuleCounts> counts() const;
 
  private:
   std::string Verdict() const;  // REQUIRES: mu_ held
 
   mutable std::mutex mu_;
-  std::map<std::string, RuleCounts> all_, first_;
+  std::map<std::string, RuleCounts> first_;
   uint64_t first_total_ = 0;
-  bool judged_ = false;
+  std::atomic<bool> judged_{false};
 };
 
 }  // namespace gauntlet

@@ -192,6 +192,12 @@ void Executor::RunOracles(Worker& w, std::string_view sql, const std::vector<Out
       case Verdict::kSkipped: ++stats.skipped[v.reason]; break;
       case Verdict::kFired:
         ++stats.fired;
+        if (const json& m = v.finding.minimal; m.is_object()) {
+          ++stats.minimised;
+          stats.minimise_checks += m.value("checks", 0);
+          stats.minimise_seconds += m.value("seconds", 0.0);
+          stats.minimise_exhausted += m.value("exhausted", false);
+        }
         if (v.finding.oracle.empty() || v.finding.oracle == "crash") v.finding.oracle = oracles_[i]->name();
         AddSessionFinding(w, std::move(v.finding), sql, key);
         break;

@@ -36,6 +36,7 @@ json Finding::ToJson() const {
   if (!settings.empty()) j["settings"] = settings;
   if (!key.is_null()) j["key"] = key;
   if (!evidence.is_null()) j["evidence"] = evidence;
+  if (!minimal.is_null()) j["minimal"] = minimal;
   if (!crash.empty() || !crash.gdb_backtrace.empty()) j["crash"] = crash.ToJson();
   return j;
 }
@@ -54,6 +55,7 @@ Finding Finding::FromJson(const json& j) {
   f.targets = j.value("targets", std::vector<std::string>{});
   f.key = j.value("key", json());
   f.evidence = j.value("evidence", json());
+  f.minimal = j.value("minimal", json());
   if (j.contains("crash")) f.evidence["crash"] = j["crash"];
   return f;
 }
@@ -103,6 +105,24 @@ bool FindingLog::Add(Finding f) {
   return true;
 }
 
+namespace {
+
+// The smallest query that still failed, as statements to run by hand on the
+// run's data: the follow-ups' setup, then both sides of the relation.
+void WriteMinimal(const std::filesystem::path& dir, const Finding& f, std::ostream& readme) {
+  const json& m = f.minimal;
+  readme << "\nThe smallest form of the query that still failed (" << m.value("steps", 0) << " steps, "
+         << m.value("checks", 0) << " checks on the live server), in minimal.sql:\n  " << m.value("sql", "") << "\n";
+  std::ofstream sql(dir / "minimal.sql");
+  sql << "-- " << f.kind << ": the smallest form of the query whose relation still failed, on the run's data\n"
+      << "-- " << f.evidence.value("what", "") << "; compare the two results\n";
+  for (const char* setup : {"side_setup", "setup"})
+    for (const auto& s : m.value(setup, json::array())) sql << s.get<std::string>() << ";\n";
+  sql << m.value("left", "") << ";\n" << m.value("right", "") << ";\n";
+}
+
+}  // namespace
+
 // The folder holds what a developer needs first: the finding with the targets
 // it concerns, and the session's statements up to it as a file `mariadb` reads.
 void FindingLog::Write(const Finding& f) {
@@ -128,6 +148,7 @@ void FindingLog::Write(const Finding& f) {
             "statements, then this one. A run with --statement-log replays whole: gauntlet replay OUT.\n";
   if (!f.key.is_null())
     readme << "The query again from the grammar: Generator.replay(key) with key " << Dump(f.key) << "\n";
+  if (f.minimal.contains("left")) WriteMinimal(dir, f, readme);
   std::ofstream sql(dir / "statements.sql");
   sql << "-- " << f.kind << ": " << f.signature << "\n-- session " << f.thread << ": " << f.preceding.size()
       << " statements before the one that found it, then that one\n";

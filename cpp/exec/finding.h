@@ -36,6 +36,7 @@ struct Finding {
   std::vector<std::string> targets;    // the targets it concerns, by name
   nlohmann::json key;                  // the query's replay key, when generated
   nlohmann::json evidence;             // what the oracle saw (results, relation, plans)
+  nlohmann::json minimal;              // relation findings: the smallest query that still fails (sql, left, right, diff, work)
   CrashReport crash;
   // Set by FindingLog.
   std::string id;                // its folder under OUT/findings

@@ -22,13 +22,21 @@ void OracleStats::Add(const OracleStats& o) {
   passed += o.passed;
   fired += o.fired;
   for (const auto& [why, n] : o.skipped) skipped[why] += n;
+  minimised += o.minimised;
+  minimise_checks += o.minimise_checks;
+  minimise_exhausted += o.minimise_exhausted;
+  minimise_seconds += o.minimise_seconds;
 }
 
 json OracleStats::ToJson() const {
   uint64_t skips = 0;
   for (const auto& [why, n] : skipped) skips += n;
-  return {{"checked", passed + fired + skips}, {"passed", passed}, {"fired", fired},
-          {"skipped", skips}, {"skipped_by_reason", skipped}};
+  json j = {{"checked", passed + fired + skips}, {"passed", passed}, {"fired", fired},
+            {"skipped", skips}, {"skipped_by_reason", skipped}};
+  if (minimised > 0)
+    j["minimised"] = {{"findings", minimised}, {"checks", minimise_checks}, {"seconds", minimise_seconds},
+                      {"exhausted", minimise_exhausted}};
+  return j;
 }
 
 namespace {

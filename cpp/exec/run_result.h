@@ -51,6 +51,9 @@ struct OracleStats {
   uint64_t passed = 0;
   uint64_t fired = 0;
   std::map<std::string, uint64_t> skipped;  // by reason
+  // Findings it minimised on the live server, and what that took.
+  uint64_t minimised = 0, minimise_checks = 0, minimise_exhausted = 0;
+  double minimise_seconds = 0;
 
   void Add(const OracleStats& o);
   nlohmann::json ToJson() const;

@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include <algorithm>
+
 #include "exec/error_table.h"
 #include "oracle/determinism.h"
 #include "oracle/result_compare.h"
@@ -106,10 +108,42 @@ Verdict DifferentialOracle::Check(const Observation& o) {
       f.signature = "differential: rows: " + shape.Skeleton();
       f.detail = c.diff;
       f.evidence = std::move(c.evidence);
+      if (minimised_.Take(f.signature)) {
+        const double limit = std::max(2.0, 20.0 * static_cast<double>(std::max(a.nanos, b.nanos)) / 1e9);
+        f.minimal = MinimalFinding(std::string(o.sql), [&](const std::string& sql, nlohmann::json* failure) {
+          return DiffersAlike(o, t, sql, c.kind, limit, failure);
+        }, budget_);
+      }
       return Verdict::Fired(std::move(f));
     }
   }
   return Verdict::Passed();
+}
+
+// `sql`, a smaller form of the query, on target 0 and target t: its rows
+// differ the same way (the comparison's kind) while no other session writes.
+bool DifferentialOracle::DiffersAlike(const Observation& o, size_t t, const std::string& sql, const std::string& kind,
+                                      double limit, nlohmann::json* failure) const {
+  const SqlShape shape(sql);
+  if (!ReturnsQueryRows(shape) || !ReadOnly(shape) || !Nondeterminism(shape).empty()) return false;
+  CompareRules rules;
+  rules.relation = TotallyOrdered(shape) ? Relation::kExact : Relation::kUnordered;
+  rules.fold_strings = PicksAmongEquals(shape);
+  const std::string& a_name = o.session.target(0).name;
+  const std::string& b_name = o.session.target(t).name;
+  // Two tries: once other sessions' writes may have been in between.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const uint64_t mark = o.writes.Mark();
+    ResultSet a, b;
+    if (!o.session.Execute(0, sql, &a, limit).ok() || !o.session.Execute(t, sql, &b, limit).ok()) return false;
+    if (!o.writes.Quiet(mark)) continue;
+    Comparison c = CompareResults(a, b, rules, a_name, b_name);
+    if (c.holds || c.kind != kind) return false;
+    *failure = std::move(c.evidence);
+    (*failure)["diff"] = c.diff;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace gauntlet

@@ -13,13 +13,15 @@
 // have run them on different data), and everything after a write diverged or
 // after a write ran while another session wrote (the targets' data may differ
 // from then on, and so would every later result: lockstep keeps targets equal
-// only with one writing session at a time).
+// only with one writing session at a time). The first divergence in rows of
+// a signature is minimised (minimise.h) on the live targets: Finding::minimal.
 #ifndef GAUNTLET_ORACLE_DIFFERENTIAL_H_
 #define GAUNTLET_ORACLE_DIFFERENTIAL_H_
 
 #include <atomic>
 
 #include "exec/oracle.h"
+#include "oracle/minimise.h"
 
 namespace gauntlet {
 
@@ -30,6 +32,11 @@ class DifferentialOracle : public Oracle {
   Verdict Check(const Observation& o) override;
 
  private:
+  bool DiffersAlike(const Observation& o, size_t t, const std::string& sql, const std::string& kind, double limit,
+                    nlohmann::json* failure) const;
+
+  MinimiseBudget budget_{100, 5};
+  FirstSignatures minimised_;
   std::atomic<bool> data_diverged_{false};
   std::atomic<bool> data_uncertain_{false};
 };

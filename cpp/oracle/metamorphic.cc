@@ -9,6 +9,7 @@
 #include "exec/error_table.h"
 #include "generate/query_builder.h"
 #include "oracle/determinism.h"
+#include "oracle/minimise.h"
 #include "oracle/transforms.h"
 
 namespace gauntlet {
@@ -30,45 +31,81 @@ bool RelationOracle::WantsRows(std::string_view sql) const {
   return i != std::string_view::npos && sql.size() - i >= 6 && strncasecmp(sql.data() + i, "SELECT", 6) == 0;
 }
 
+namespace {
+
+// A follow-up may be far heavier than the query (no WHERE, no index), but
+// not without bound: past this it is killed, and the check skipped.
+double FollowUpLimit(const Outcome& query) { return std::max(2.0, 20.0 * static_cast<double>(query.nanos) / 1e9); }
+
+// A plan's statements in the session: setup now, cleanup however the check
+// ends (or earlier, by Cleanup()).
+class PlanRun {
+ public:
+  PlanRun(Session& session, const FollowUp& plan, double limit) : session_(session), plan_(plan), limit_(limit) {}
+  ~PlanRun() { Cleanup(); }
+  PlanRun(const PlanRun&) = delete;
+  PlanRun& operator=(const PlanRun&) = delete;
+
+  // The reason to skip when a setup statement was refused, else "".
+  std::string Setup() {
+    for (const std::string& sql : plan_.side_setup)
+      if (Outcome r = session_.ExecuteSide(0, sql, nullptr, limit_); !r.ok()) return Refusal(r);
+    for (const std::string& sql : plan_.setup)
+      if (Outcome r = Run(sql, nullptr); !r.ok()) return Refusal(r);
+    return "";
+  }
+  Outcome Run(const std::string& sql, ResultSet* rows) {
+    if (rows != nullptr) *rows = ResultSet();
+    return session_.Execute(0, sql, rows, limit_);
+  }
+  void Cleanup() {
+    if (done_) return;
+    done_ = true;
+    for (const std::string& sql : plan_.cleanup) session_.Execute(0, sql, nullptr, limit_);
+    for (const std::string& sql : plan_.side_cleanup) session_.ExecuteSide(0, sql, nullptr, limit_);
+  }
+
+ private:
+  Session& session_;
+  const FollowUp& plan_;
+  double limit_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::optional<FollowUp> RelationOracle::Applicable(const SqlShape& shape, const Observation& o,
+                                                   Verdict* instead) const {
+  *instead = Verdict::NotApplicable();
+  if (!ReturnsQueryRows(shape)) return std::nullopt;
+  if (std::string why = Nondeterminism(shape); !why.empty()) {
+    *instead = Verdict::Skipped(why);
+    return std::nullopt;
+  }
+  if (!ReadOnly(shape)) return std::nullopt;
+  return Plan(shape, o, instead);
+}
+
 Verdict RelationOracle::Check(const Observation& o) {
   if (!o.outcomes[0].ok() || o.results.empty()) return Verdict::NotApplicable();
   const SqlShape shape(o.sql);
-  if (!ReturnsQueryRows(shape)) return Verdict::NotApplicable();
-  if (std::string why = Nondeterminism(shape); !why.empty()) return Verdict::Skipped(why);
-  if (!ReadOnly(shape)) return Verdict::NotApplicable();
   Verdict instead;
-  std::optional<FollowUp> plan = Plan(shape, o, &instead);
+  std::optional<FollowUp> plan = Applicable(shape, o, &instead);
   if (!plan) return instead;
   Session& session = o.session;
-  // A follow-up may be far heavier than the query (no WHERE, no index), but
-  // not without bound: past this it is killed, and the check skipped.
-  const double limit = std::max(2.0, 20.0 * static_cast<double>(o.outcomes[0].nanos) / 1e9);
-  const auto run = [&](const std::string& sql, ResultSet* rows) {
-    if (rows != nullptr) *rows = ResultSet();
-    return session.Execute(0, sql, rows, limit);
-  };
-  // Cleanup runs however the check ends.
-  struct Cleanup {
-    std::function<void()> f;
-    ~Cleanup() { f(); }
-  } cleanup{[&] {
-    for (const std::string& sql : plan->cleanup) session.Execute(0, sql, nullptr, limit);
-    for (const std::string& sql : plan->side_cleanup) session.ExecuteSide(0, sql, nullptr, limit);
-  }};
-  for (const std::string& sql : plan->side_setup)
-    if (Outcome r = session.ExecuteSide(0, sql, nullptr, limit); !r.ok()) return Verdict::Skipped(Refusal(r));
-  for (const std::string& sql : plan->setup)
-    if (Outcome r = run(sql, nullptr); !r.ok()) return Verdict::Skipped(Refusal(r));
+  const double limit = FollowUpLimit(o.outcomes[0]);
+  PlanRun run(session, *plan, limit);
+  if (std::string why = run.Setup(); !why.empty()) return Verdict::Skipped(why);
   const std::string& left_sql = plan->left.empty() ? std::string(o.sql) : plan->left;
   ResultSet left;
   if (plan->left.empty()) {
     left = o.results[0];
-  } else if (Outcome r = run(plan->left, &left); !r.ok()) {
+  } else if (Outcome r = run.Run(plan->left, &left); !r.ok()) {
     return Verdict::Skipped(Refusal(r));
   }
   for (const std::string& right_sql : plan->right) {
     ResultSet right;
-    if (Outcome r = run(right_sql, &right); !r.ok()) {
+    if (Outcome r = run.Run(right_sql, &right); !r.ok()) {
       return Verdict::Skipped(Environmental(r) ? "deadlock, timeout (or too slow) or resource error" : Refusal(r));
     }
     Comparison c = CompareResults(left, right, plan->rules, "left", "right");
@@ -79,7 +116,7 @@ Verdict RelationOracle::Check(const Observation& o) {
     for (int again = 0; again < kConfirmTries && confirmed < 2; ++again) {
       const uint64_t mark = o.writes.Mark();
       ResultSet left2, right2;
-      if (!run(left_sql, &left2).ok() || !run(right_sql, &right2).ok())
+      if (!run.Run(left_sql, &left2).ok() || !run.Run(right_sql, &right2).ok())
         return Verdict::Skipped("a follow-up failed on the second try");
       if (!o.writes.Quiet(mark)) continue;
       if (!CompareResults(left, left2, {Relation::kUnordered, plan->rules.fold_strings}, "", "").holds)
@@ -109,7 +146,7 @@ Verdict RelationOracle::Check(const Observation& o) {
     std::set<std::string> warned;
     for (const std::string* sql : {&left_sql, &right_sql}) {
       ResultSet warnings;
-      if (run(*sql, nullptr).ok() && run("SHOW WARNINGS", &warnings).ok())
+      if (run.Run(*sql, nullptr).ok() && run.Run("SHOW WARNINGS", &warnings).ok())
         for (const auto& row : warnings.rows)
           if (row.size() > 1 && row[1]) warned.insert(*row[1]);
     }
@@ -133,9 +170,62 @@ Verdict RelationOracle::Check(const Observation& o) {
     f.evidence["side_setup"] = plan->side_setup;
     f.evidence["in_transaction"] = session.InTransaction(0);
     if (!outside.is_null()) f.evidence["outside_transaction"] = outside;
+    run.Cleanup();  // the candidates make their own views and statements
+    if (minimised_.Take(f.signature)) {
+      f.minimal = MinimalFinding(std::string(o.sql), [&](const std::string& sql, nlohmann::json* failure) {
+        return FailsAlike(o, sql, c.kind, limit, failure);
+      }, budget_);
+    }
     return Verdict::Fired(std::move(f));
   }
   return Verdict::Passed();
+}
+
+// The relation once more for `sql`, a smaller form of the query: it fails in
+// the same way (the comparison's kind: a truncation stays one) while no
+// other session writes. Its follow-ups and difference go to *failure.
+bool RelationOracle::FailsAlike(const Observation& o, const std::string& sql, const std::string& kind, double limit,
+                                nlohmann::json* failure) const {
+  // Two tries: once other sessions' writes may have been in between.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const uint64_t mark = o.writes.Mark();
+    std::vector<Outcome> outcomes(1);
+    std::vector<ResultSet> results(1);
+    outcomes[0] = o.session.Execute(0, sql, &results[0], limit);
+    if (!outcomes[0].ok()) return false;
+    const Observation candidate{o.thread, sql, outcomes, results, o.session, false, o.writes};
+    const SqlShape shape(sql);
+    Verdict instead;
+    std::optional<FollowUp> plan = Applicable(shape, candidate, &instead);
+    if (!plan) return false;
+    PlanRun run(o.session, *plan, limit);
+    if (!run.Setup().empty()) return false;
+    ResultSet left;
+    if (plan->left.empty()) {
+      left = results[0];
+    } else if (!run.Run(plan->left, &left).ok()) {
+      return false;
+    }
+    std::optional<Comparison> failed;
+    std::string right_sql;
+    for (const std::string& r : plan->right) {
+      ResultSet right;
+      if (!run.Run(r, &right).ok()) return false;
+      Comparison c = CompareResults(left, right, plan->rules, "left", "right");
+      if (!c.holds && c.kind == kind) {
+        failed = std::move(c);
+        right_sql = r;
+        break;
+      }
+    }
+    if (!o.writes.Quiet(mark)) continue;
+    if (!failed) return false;
+    *failure = failed->evidence;
+    failure->update({{"left", plan->left.empty() ? sql : plan->left}, {"right", right_sql},
+                     {"setup", plan->setup}, {"side_setup", plan->side_setup}, {"diff", failed->diff}});
+    return true;
+  }
+  return false;
 }
 
 const std::vector<std::pair<std::string, TransformOracle::Kind>>& TransformOracle::Names() {

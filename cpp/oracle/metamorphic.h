@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "exec/oracle.h"
+#include "oracle/minimise.h"
 #include "oracle/result_compare.h"
 #include "oracle/sql_shape.h"
 
@@ -36,18 +37,32 @@ struct FollowUp {
 };
 
 // A relation that fails is confirmed twice more, each time while no other
-// session wrote (Observation::writes), within this many tries.
+// session wrote (Observation::writes), within this many tries. The first
+// finding of a signature is then minimised (minimise.h) on the same session
+// and data: Finding::minimal has the smallest form of the query whose
+// relation fails the same way, with its follow-ups and difference, and the
+// work it took (checks, steps, seconds, exhausted).
 class RelationOracle : public Oracle {
  public:
   static constexpr int kConfirmTries = 6;
   bool WantsRows(std::string_view sql) const override;
   Verdict Check(const Observation& o) override;
+  void set_minimise_budget(const MinimiseBudget& b) { budget_ = b; }
 
  protected:
   // The follow-ups for this query, or nullopt with the verdict (not
   // applicable, or skipped with a reason) in *instead.
   virtual std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const = 0;
   virtual std::string finding_kind() const = 0;  // "metamorphic", "tlp", "norec"
+
+ private:
+  // The plan for a query this oracle checks, or nullopt with the verdict.
+  std::optional<FollowUp> Applicable(const SqlShape& shape, const Observation& o, Verdict* instead) const;
+  bool FailsAlike(const Observation& o, const std::string& sql, const std::string& kind, double limit,
+                  nlohmann::json* failure) const;
+
+  MinimiseBudget budget_{100, 5};
+  FirstSignatures minimised_;
 };
 
 // The query rewritten: as a view (MERGE or TEMPTABLE), a derived table, a

@@ -75,9 +75,19 @@ std::string Upper(std::string_view w) {
   return u;
 }
 
-// A call F(a, b) or a group (a) in the WHERE replaced by each of its operands.
-void Operands(const SqlShape& s, const std::string& sql, const SqlSpan& where, std::vector<std::string>* out) {
-  const auto [first, last] = s.TokenRange(where);
+// The text before a top-level AS in `arg`: CAST(x AS CHAR)'s operand is x.
+SqlSpan BeforeAs(const SqlShape& s, const SqlSpan& arg) {
+  const auto [first, last] = s.TokenRange(arg);
+  for (size_t i = first + 1; i < last; ++i)
+    if (s.tokens()[i].depth == s.tokens()[first].depth && s.Is(i, "AS"))
+      return {s.tokens()[first].begin, s.tokens()[i - 1].end};
+  return arg;
+}
+
+// A call F(a, b) or a group (a) in `span` replaced by each of its operands.
+void Operands(const SqlShape& s, const std::string& sql, const SqlSpan& span, std::vector<std::string>* out) {
+  if (!span.present()) return;
+  const auto [first, last] = s.TokenRange(span);
   const auto& t = s.tokens();
   for (size_t i = first; i < last; ++i) {
     if (s.text(t[i]) != "(" || (i + 1 < last && s.Is(i + 1, "SELECT"))) continue;
@@ -92,8 +102,39 @@ void Operands(const SqlShape& s, const std::string& sql, const SqlSpan& where, s
     const size_t from = call ? i - 1 : i;
     const std::vector<SqlSpan> args = s.Items(SqlSpan{t[i + 1].begin, t[close - 1].end});
     for (const SqlSpan& a : args)
-      out->push_back(Replaced(sql, t[from].begin, t[close].end, std::string(s.text(a))));
+      out->push_back(Replaced(sql, t[from].begin, t[close].end, std::string(s.text(BeforeAs(s, a)))));
   }
+}
+
+// Words that start a join in the FROM clause (LEFT OUTER JOIN, STRAIGHT_JOIN, ...).
+const std::set<std::string> kJoinWords = {"JOIN", "STRAIGHT_JOIN", "LEFT", "RIGHT", "INNER", "CROSS", "NATURAL",
+                                          "OUTER", "FULL"};
+
+// Each joined table of the FROM taken out with its ON or USING: from a join
+// word at the clause's own depth to the next one.
+void DropJoins(const SqlShape& s, const std::string& sql, std::vector<std::string>* out) {
+  if (!s.from.present()) return;
+  const auto [first, last] = s.TokenRange(s.from);
+  if (first == last) return;
+  const auto& t = s.tokens();
+  const int level = t[first].depth;
+  std::vector<size_t> starts;
+  for (size_t i = first + 1; i < last; ++i)
+    if (t[i].depth == level && kJoinWords.count(Upper(s.text(t[i]))) && !kJoinWords.count(Upper(s.text(t[i - 1]))))
+      starts.push_back(i);
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const size_t end = k + 1 < starts.size() ? t[starts[k + 1]].begin : t[last - 1].end;
+    out->push_back(Without(sql, t[starts[k]].begin, end));
+  }
+}
+
+// SELECT DISTINCT as SELECT.
+void DropDistinct(const SqlShape& s, const std::string& sql, std::vector<std::string>* out) {
+  if (!s.distinct() || s.select_token == std::string::npos) return;
+  // Among the modifiers, before the select list.
+  for (size_t i = s.select_token + 1; i < s.tokens().size() && s.tokens()[i].begin < s.select_list.begin; ++i)
+    if (s.Is(i, "DISTINCT") || s.Is(i, "DISTINCTROW"))
+      out->push_back(Without(sql, s.tokens()[i].begin, s.tokens()[i].end));
 }
 
 }  // namespace
@@ -108,6 +149,9 @@ std::vector<std::string> Candidates(const std::string& sql) {
   DropClause(s, sql, s.group_by, 2, &out);
   DropClause(s, sql, s.where, 1, &out);
   DropItems(sql, s.Items(s.select_list), &out);
+  DropItems(sql, s.Items(s.from), &out);
+  DropJoins(s, sql, &out);
+  DropDistinct(s, sql, &out);
   for (const SqlSpan& part : Junctions(s, s.where)) {
     // The part with the junction word after it, or for the last, before it.
     const auto [pf, pl] = s.TokenRange(part);
@@ -116,7 +160,7 @@ std::vector<std::string> Candidates(const std::string& sql) {
     const size_t end = last_part ? part.end : s.tokens()[pl + 1].begin;
     out.push_back(Without(sql, begin, end));
   }
-  Operands(s, sql, s.where, &out);
+  for (const SqlSpan* span : {&s.where, &s.having, &s.select_list}) Operands(s, sql, *span, &out);
   // Distinct, shorter than the query.
   std::vector<std::string> kept;
   std::set<std::string> seen;
@@ -151,6 +195,23 @@ Minimised Minimise(const std::string& sql, const std::function<bool(const std::s
   }
   m.seconds = elapsed();
   return m;
+}
+
+nlohmann::json MinimalFinding(const std::string& sql, const FailureCheck& fails_alike, const MinimiseBudget& budget) {
+  const Minimised m = Minimise(sql, [&](const std::string& candidate) {
+    nlohmann::json ignored;
+    return fails_alike(candidate, &ignored);
+  }, budget);
+  nlohmann::json minimal;
+  if (m.steps > 0 && fails_alike(m.sql, &minimal)) {
+    minimal["sql"] = m.sql;
+    minimal["repeated"] = true;
+  } else {
+    minimal = {{"sql", sql}};
+    if (m.steps > 0) minimal["repeated"] = false;
+  }
+  minimal.update({{"checks", m.checks}, {"steps", m.steps}, {"seconds", m.seconds}, {"exhausted", m.exhausted}});
+  return minimal;
 }
 
 }  // namespace gauntlet

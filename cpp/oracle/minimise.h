@@ -4,8 +4,10 @@
 //
 // Candidates() lists smaller forms of one query, most removed first: without
 // a top-level clause (ORDER BY, LIMIT, HAVING, GROUP BY, WHERE), without one
-// select item, without one WHERE conjunct or disjunct, and with a function
-// call or a parenthesized group in the WHERE replaced by one of its operands.
+// select item, one table or join (with its ON), DISTINCT, one WHERE conjunct
+// or disjunct, and with a function call (CAST's operand without its type) or
+// a parenthesized group in the WHERE, HAVING or select list replaced by one
+// of its operands.
 // Minimise() takes the first candidate that `still_fails` and starts again
 // from it, until none does or the budget is spent: greedy, like C-Reduce's
 // passes, so each step is one query plan the server must still get wrong.
@@ -13,8 +15,12 @@
 #define GAUNTLET_ORACLE_MINIMISE_H_
 
 #include <functional>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace gauntlet {
 
@@ -35,6 +41,29 @@ struct Minimised {
 
 Minimised Minimise(const std::string& sql, const std::function<bool(const std::string&)>& still_fails,
                    const MinimiseBudget& budget = {});
+
+// For an oracle's finding: `sql` minimised with `fails_alike` (which also
+// fills in what the failure showed: both sides, the difference), then the
+// smallest form checked once more, since a form that failed only once is not
+// worth a person's time. The value of Finding::minimal: sql, what the last
+// check showed, repeated (when a smaller form was found), checks, steps,
+// seconds, exhausted. With no smaller form that repeats, sql is the query.
+using FailureCheck = std::function<bool(const std::string& sql, nlohmann::json* failure)>;
+nlohmann::json MinimalFinding(const std::string& sql, const FailureCheck& fails_alike, const MinimiseBudget& budget);
+
+// The signatures an oracle minimised already: only a signature's first
+// finding is minimised. Thread-safe.
+class FirstSignatures {
+ public:
+  bool Take(const std::string& signature) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_.insert(signature).second;
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<std::string> seen_;
+};
 
 }  // namespace gauntlet
 

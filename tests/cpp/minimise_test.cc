@@ -40,6 +40,29 @@ TEST(Minimise, BetweenKeepsItsAndAndCallsGiveTheirArguments) {
   EXPECT_TRUE(Candidates("UPDATE t SET a = 1").empty());  // only a plain SELECT
 }
 
+TEST(Minimise, CandidatesDropJoinsTablesAndDistinctAndUnwrapCallsEverywhere) {
+  const auto c = Candidates(
+      "SELECT DISTINCT CONCAT(t1.a, 'x') AS k, CAST(t2.b AS CHAR) FROM t1 LEFT JOIN t2 ON t1.a = t2.b "
+      "JOIN t3 USING (a) WHERE t1.a > 0 GROUP BY k HAVING MAX(t1.a) > 1");
+  ExpectAmong(c, {"SELECT DISTINCT CONCAT(t1.a, 'x') AS k, CAST(t2.b AS CHAR) FROM t1 JOIN t3 USING (a) "
+                  "WHERE t1.a > 0 GROUP BY k HAVING MAX(t1.a) > 1",
+                  "SELECT DISTINCT CONCAT(t1.a, 'x') AS k, CAST(t2.b AS CHAR) FROM t1 LEFT JOIN t2 ON t1.a = t2.b "
+                  "WHERE t1.a > 0 GROUP BY k HAVING MAX(t1.a) > 1",
+                  "SELECT CONCAT(t1.a, 'x') AS k, CAST(t2.b AS CHAR) FROM t1 LEFT JOIN t2 ON t1.a = t2.b "
+                  "JOIN t3 USING (a) WHERE t1.a > 0 GROUP BY k HAVING MAX(t1.a) > 1",
+                  "SELECT DISTINCT t1.a AS k, CAST(t2.b AS CHAR) FROM t1 LEFT JOIN t2 ON t1.a = t2.b "
+                  "JOIN t3 USING (a) WHERE t1.a > 0 GROUP BY k HAVING MAX(t1.a) > 1",
+                  "SELECT DISTINCT CONCAT(t1.a, 'x') AS k, t2.b FROM t1 LEFT JOIN t2 ON t1.a = t2.b "
+                  "JOIN t3 USING (a) WHERE t1.a > 0 GROUP BY k HAVING MAX(t1.a) > 1",
+                  "SELECT DISTINCT CONCAT(t1.a, 'x') AS k, CAST(t2.b AS CHAR) FROM t1 LEFT JOIN t2 ON t1.a = t2.b "
+                  "JOIN t3 USING (a) WHERE t1.a > 0 GROUP BY k HAVING t1.a > 1"});
+  ExpectAmong(Candidates("SELECT a FROM t1, t2 WHERE a = 1"), {"SELECT a FROM t2 WHERE a = 1",
+                                                                "SELECT a FROM t1 WHERE a = 1"});
+  // A join word inside a derived table is not the outer FROM's.
+  for (const std::string& x : Candidates("SELECT a FROM (SELECT a FROM t1 JOIN t2 USING (a)) d"))
+    EXPECT_NE(x.find("JOIN t2"), std::string::npos) << x;
+}
+
 TEST(Minimise, KeepsTheSmallestFormThatStillFails) {
   const std::string query = "SELECT a, b FROM t WHERE a > 1 AND (b < 2 OR c = 3) ORDER BY a LIMIT 5";
   int calls = 0;

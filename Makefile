@@ -69,6 +69,7 @@ bench: build
 	$(PY) benchmarks/bench_builder.py
 	$(PY) benchmarks/bench_reduce.py
 	$(PY) benchmarks/bench_combi.py
+	$(PY) benchmarks/bench_minimise.py
 	$(PY) benchmarks/bench_ab.py
 
 fuzz: deps

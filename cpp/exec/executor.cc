@@ -285,7 +285,8 @@ RunResult Executor::Run(const Tick& tick) {
   if (!options_.out_dir.empty()) std::filesystem::create_directories(options_.out_dir);
   json described = json::object();
   for (const Target& t : targets_) described[t.name] = t.description;
-  shared_->findings = std::make_unique<FindingLog>(options_.out_dir, options_.known_bugs, described);
+  shared_->findings =
+      std::make_unique<FindingLog>(options_.out_dir, options_.known_bugs, described, options_.root_cause_key);
   StartWorkers();
   Supervise(tick);
   for (auto& w : workers_) w->thread.join();
@@ -429,6 +430,7 @@ RunResult Executor::Gather(double end) {
     result.stop_reason = shared_->stop_reason;
     result.connect_errors = shared_->connect_errors;
   }
+  shared_->findings->Flush();
   result.findings = shared_->findings->findings();
   result.seconds = end;
   result.threads = options_.threads;

@@ -65,6 +65,7 @@ struct RunOptions {
   bool statement_log = false;
   int max_depth = 64;
   std::vector<KnownBug> known_bugs;  // findings matching these are marked known
+  RootCauses::KeyOf root_cause_key;  // groups findings in OUT/root_causes.json (null: by signature)
   size_t history = 20;               // statements before a finding's, kept per session
 };
 

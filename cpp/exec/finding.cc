@@ -76,8 +76,10 @@ std::vector<KnownBug> LoadKnownBugs(const std::string& path) {
   return known;
 }
 
-FindingLog::FindingLog(std::string out_dir, std::vector<KnownBug> known, json targets)
-    : out_dir_(std::move(out_dir)), known_(std::move(known)), targets_(std::move(targets)) {
+FindingLog::FindingLog(std::string out_dir, std::vector<KnownBug> known, json targets,
+                       RootCauses::KeyOf root_cause_key)
+    : out_dir_(std::move(out_dir)), known_(std::move(known)), targets_(std::move(targets)),
+      causes_(std::move(root_cause_key)) {
   if (!out_dir_.empty()) {
     std::filesystem::create_directories(out_dir_);
     jsonl_.open(std::filesystem::path(out_dir_) / "findings.jsonl", std::ios::app);
@@ -88,6 +90,7 @@ bool FindingLog::Add(Finding f) {
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = by_signature_.find(f.signature); it != by_signature_.end()) {
     ++findings_[it->second].occurrences;
+    causes_.Count(cause_keys_[it->second], 1, f.at, findings_[it->second].id);
     return false;
   }
   for (const KnownBug& k : known_)
@@ -100,9 +103,32 @@ bool FindingLog::Add(Finding f) {
   f.id = id + f.kind;
   f.occurrences = 1;
   if (!out_dir_.empty()) Write(f);
+  const size_t causes = causes_.size();
+  cause_keys_.push_back(causes_.Add(f.ToJson(), f.id));
   by_signature_[f.signature] = findings_.size();
   findings_.push_back(std::move(f));
+  if (causes_.size() > causes) WriteRootCauses();
   return true;
+}
+
+void FindingLog::Flush() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!findings_.empty()) WriteRootCauses();
+}
+
+// Replaced whole, so that a reader never sees half a file.
+void FindingLog::WriteRootCauses() {
+  if (out_dir_.empty()) return;
+  namespace fs = std::filesystem;
+  const fs::path path = fs::path(out_dir_) / "root_causes.json";
+  const fs::path tmp = fs::path(out_dir_) / "root_causes.json.tmp";
+  {
+    std::ofstream out(tmp);
+    out << Dump(causes_.ToJson(), 2) << '\n';
+    if (!out) return;  // a full disk must not end the run; findings.jsonl has it all
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // Finding: something a run found that a developer should look at, and
 // FindingLog, which keeps a run's findings: one per signature, streamed to
 // OUT/findings.jsonl and OUT/findings/<id>/ as they happen, with known bugs
-// marked.
+// marked, and grouped by root cause in OUT/root_causes.json (root_causes.h).
 //
 // The signature is what makes two findings the same bug: for a crash the
 // server's stack, for a wrong result the oracle and the query's skeleton.
@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exec/crash_report.h"
+#include "exec/root_causes.h"
 
 namespace gauntlet {
 
@@ -64,21 +65,29 @@ class FindingLog {
  public:
   // `out_dir` "" keeps findings in memory only. `targets`: the run's targets
   // by name, with what each is; a finding's folder records those it concerns.
-  FindingLog(std::string out_dir, std::vector<KnownBug> known, nlohmann::json targets);
-  // Records `f` (writing it out) unless one with its signature was recorded
-  // already, which then counts one more occurrence. True when new. Thread-safe.
+  // `root_cause_key` groups findings into root causes (null: by signature).
+  FindingLog(std::string out_dir, std::vector<KnownBug> known, nlohmann::json targets,
+             RootCauses::KeyOf root_cause_key = nullptr);
+  // Records `f` (writing it out, and root_causes.json) unless one with its
+  // signature was recorded already, which then counts one more occurrence.
+  // True when new. Thread-safe.
   bool Add(Finding f);
   std::vector<Finding> findings() const;
   size_t size() const;
+  // Rewrites root_causes.json with every occurrence counted (at the end).
+  void Flush();
 
  private:
   void Write(const Finding& f);
+  void WriteRootCauses();
   std::string out_dir_;
   std::vector<KnownBug> known_;
   nlohmann::json targets_;
   mutable std::mutex mu_;
   std::vector<Finding> findings_;
   std::map<std::string, size_t> by_signature_;
+  RootCauses causes_;
+  std::vector<std::string> cause_keys_;  // per finding
   std::ofstream jsonl_;
 };
 

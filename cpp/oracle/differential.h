@@ -35,7 +35,7 @@ class DifferentialOracle : public Oracle {
   bool DiffersAlike(const Observation& o, size_t t, const std::string& sql, const std::string& kind, double limit,
                     nlohmann::json* failure) const;
 
-  MinimiseBudget budget_{100, 5};
+  MinimiseBudget budget_{200, 5};
   FirstSignatures minimised_;
   std::atomic<bool> data_diverged_{false};
   std::atomic<bool> data_uncertain_{false};

@@ -61,7 +61,7 @@ class RelationOracle : public Oracle {
   bool FailsAlike(const Observation& o, const std::string& sql, const std::string& kind, double limit,
                   nlohmann::json* failure) const;
 
-  MinimiseBudget budget_{100, 5};
+  MinimiseBudget budget_{200, 5};
   FirstSignatures minimised_;
 };
 

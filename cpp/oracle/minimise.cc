@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <set>
 
 #include "oracle/sql_shape.h"
@@ -29,6 +30,94 @@ void DropClause(const SqlShape& s, const std::string& sql, const SqlSpan& span, 
   const auto [first, last] = s.TokenRange(span);
   if (first < keywords || first == last) return;
   out->push_back(Without(sql, s.tokens()[first - keywords].begin, span.end));
+}
+
+// Text edits applied from the last to the first, so that offsets hold.
+struct Edit {
+  size_t begin, end;
+  std::string with;
+};
+std::string Edited(const std::string& sql, std::vector<Edit> edits) {
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
+  std::string out = sql;
+  for (const Edit& e : edits) out = out.substr(0, e.begin) + e.with + out.substr(e.end);
+  return out;
+}
+
+// ORDER BY or GROUP BY without the select item at `position` (1-based):
+// positional references to it go, later ones count one less; the clause
+// goes with its keywords when nothing is left of it.
+void Renumbered(const SqlShape& s, const SqlSpan& clause, size_t keywords, size_t position,
+                std::vector<Edit>* edits) {
+  if (!clause.present()) return;
+  std::vector<std::string> kept;
+  bool changed = false;
+  for (const SqlSpan& item : s.Items(clause)) {
+    const auto [first, last] = s.TokenRange(item);
+    const bool positional = first < last && s.tokens()[first].kind == SqlToken::kNumber &&
+                            (last - first == 1 || (last - first == 2 && (s.Is(first + 1, "ASC") || s.Is(first + 1, "DESC"))));
+    size_t n = 0;
+    if (positional) n = std::strtoul(std::string(s.text(s.tokens()[first])).c_str(), nullptr, 10);
+    if (!positional || n < position) {
+      kept.emplace_back(s.text(item));
+    } else if (n > position) {
+      kept.push_back(std::to_string(n - 1) + std::string(s.text(SqlSpan{s.tokens()[first].end, item.end})));
+      changed = true;
+    } else {
+      changed = true;
+    }
+  }
+  if (!changed) return;
+  if (kept.empty()) {
+    // From the end of the token before its keywords: no space left doubled.
+    const size_t first = s.TokenRange(clause).first;
+    edits->push_back({s.tokens()[first - keywords - 1].end, clause.end, ""});
+    return;
+  }
+  std::string text;
+  for (const std::string& k : kept) text += (text.empty() ? "" : ", ") + k;
+  edits->push_back({clause.begin, clause.end, text});
+}
+
+// Each select item taken out, with ORDER BY and GROUP BY's positions kept
+// pointing at the items they meant.
+void DropSelectItems(const SqlShape& s, const std::string& sql, std::vector<std::string>* out) {
+  const std::vector<SqlSpan> items = s.Items(s.select_list);
+  if (items.size() < 2) return;
+  for (size_t k = 0; k < items.size(); ++k) {
+    std::vector<Edit> edits;
+    const size_t begin = k + 1 < items.size() ? items[k].begin : items[k - 1].end;
+    const size_t end = k + 1 < items.size() ? items[k + 1].begin : items[k].end;
+    edits.push_back({begin, end, ""});
+    Renumbered(s, s.group_by, 2, k + 1, &edits);
+    Renumbered(s, s.order_by, 2, k + 1, &edits);
+    out->push_back(Edited(sql, edits));
+  }
+}
+
+// A scalar subquery in `span` replaced by NULL.
+void SubqueriesAsNull(const SqlShape& s, const std::string& sql, const SqlSpan& span, std::vector<std::string>* out) {
+  if (!span.present()) return;
+  const auto [first, last] = s.TokenRange(span);
+  const auto& t = s.tokens();
+  for (size_t i = first; i + 1 < last; ++i) {
+    if (s.text(t[i]) != "(" || !s.Is(i + 1, "SELECT")) continue;
+    // Not the list of IN, ANY, EXISTS: there it is no scalar.
+    if (i > first && (s.Is(i - 1, "IN") || s.Is(i - 1, "ANY") || s.Is(i - 1, "ALL") || s.Is(i - 1, "SOME") ||
+                      s.Is(i - 1, "EXISTS")))
+      continue;
+    size_t close = i + 1;
+    while (close < last && !(t[close].depth == t[i].depth && s.text(t[close]) == ")")) ++close;
+    if (close < last) out->push_back(Replaced(sql, t[i].begin, t[close].end, "NULL"));
+  }
+}
+
+// A WHERE or HAVING condition replaced by 1, unless it is a bare literal.
+void ConditionAsOne(const SqlShape& s, const std::string& sql, const SqlSpan& span, std::vector<std::string>* out) {
+  if (!span.present()) return;
+  const auto [first, last] = s.TokenRange(span);
+  if (last - first == 1 && s.tokens()[first].kind == SqlToken::kNumber) return;
+  out->push_back(Replaced(sql, span.begin, span.end, "1"));
 }
 
 // Each item of a comma list taken out, when there are several.
@@ -137,6 +226,55 @@ void DropDistinct(const SqlShape& s, const std::string& sql, std::vector<std::st
       out->push_back(Without(sql, s.tokens()[i].begin, s.tokens()[i].end));
 }
 
+// The conditions after ON in the FROM clause: to the next join word at the
+// clause's own depth.
+std::vector<SqlSpan> OnConditions(const SqlShape& s) {
+  std::vector<SqlSpan> out;
+  if (!s.from.present()) return out;
+  const auto [first, last] = s.TokenRange(s.from);
+  if (first == last) return out;
+  const auto& t = s.tokens();
+  const int level = t[first].depth;
+  for (size_t i = first; i < last; ++i) {
+    if (t[i].depth != level || !s.Is(i, "ON") || i + 1 >= last) continue;
+    size_t end = i + 1;
+    while (end < last && !(t[end].depth == level && (kJoinWords.count(Upper(s.text(t[end]))) || s.text(t[end]) == ",")))
+      ++end;
+    if (end > i + 1) out.push_back({t[i + 1].begin, t[end - 1].end});
+  }
+  return out;
+}
+
+// Each top-level operand of AND/OR in `span` taken out, with its junction word.
+void DropJunctions(const SqlShape& s, const std::string& sql, const SqlSpan& span, std::vector<std::string>* out) {
+  if (!span.present()) return;
+  const size_t span_last = s.TokenRange(span).second;
+  for (const SqlSpan& part : Junctions(s, span)) {
+    // The part with the junction word after it, or for the last, before it.
+    const auto [pf, pl] = s.TokenRange(part);
+    const bool last_part = pl >= span_last;
+    const size_t begin = last_part ? s.tokens()[pf - 1].begin : part.begin;
+    const size_t end = last_part ? part.end : s.tokens()[pl + 1].begin;
+    out->push_back(Without(sql, begin, end));
+  }
+}
+
+// Each subquery and derived table minimised in its place: its candidates,
+// put back into the query.
+void Nested(const SqlShape& s, const std::string& sql, std::vector<std::string>* out) {
+  const auto& t = s.tokens();
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (s.text(t[i]) != "(" || !s.Is(i + 1, "SELECT")) continue;
+    size_t close = i + 1;
+    while (close < t.size() && !(t[close].depth == t[i].depth && s.text(t[close]) == ")")) ++close;
+    if (close >= t.size()) break;
+    const size_t begin = t[i].end, end = t[close].begin;
+    for (const std::string& c : Candidates(sql.substr(begin, end - begin)))
+      out->push_back(sql.substr(0, begin) + c + sql.substr(end));
+    i = close;  // the ones inside are the nested query's
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> Candidates(const std::string& sql) {
@@ -148,19 +286,28 @@ std::vector<std::string> Candidates(const std::string& sql) {
   DropClause(s, sql, s.having, 1, &out);
   DropClause(s, sql, s.group_by, 2, &out);
   DropClause(s, sql, s.where, 1, &out);
-  DropItems(sql, s.Items(s.select_list), &out);
+  // A condition that TLP needs as such, made trivial: the cause may be in
+  // what is selected, not in what is filtered.
+  ConditionAsOne(s, sql, s.where, &out);
+  ConditionAsOne(s, sql, s.having, &out);
+  DropSelectItems(s, sql, &out);
+  DropItems(sql, s.Items(s.order_by), &out);
+  DropItems(sql, s.Items(s.group_by), &out);
   DropItems(sql, s.Items(s.from), &out);
   DropJoins(s, sql, &out);
   DropDistinct(s, sql, &out);
-  for (const SqlSpan& part : Junctions(s, s.where)) {
-    // The part with the junction word after it, or for the last, before it.
-    const auto [pf, pl] = s.TokenRange(part);
-    const bool last_part = pl >= s.TokenRange(s.where).second;
-    const size_t begin = last_part ? s.tokens()[pf - 1].begin : part.begin;
-    const size_t end = last_part ? part.end : s.tokens()[pl + 1].begin;
-    out.push_back(Without(sql, begin, end));
+  const std::vector<SqlSpan> on = OnConditions(s);
+  for (const SqlSpan& span : on) ConditionAsOne(s, sql, span, &out);
+  DropJunctions(s, sql, s.where, &out);
+  DropJunctions(s, sql, s.having, &out);
+  for (const SqlSpan& span : on) DropJunctions(s, sql, span, &out);
+  std::vector<SqlSpan> expressions = {s.where, s.having, s.select_list};
+  expressions.insert(expressions.end(), on.begin(), on.end());
+  for (const SqlSpan& span : expressions) {
+    SubqueriesAsNull(s, sql, span, &out);
+    Operands(s, sql, span, &out);
   }
-  for (const SqlSpan* span : {&s.where, &s.having, &s.select_list}) Operands(s, sql, *span, &out);
+  Nested(s, sql, &out);
   // Distinct, shorter than the query.
   std::vector<std::string> kept;
   std::set<std::string> seen;

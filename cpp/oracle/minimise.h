@@ -4,10 +4,12 @@
 //
 // Candidates() lists smaller forms of one query, most removed first: without
 // a top-level clause (ORDER BY, LIMIT, HAVING, GROUP BY, WHERE), without one
-// select item, one table or join (with its ON), DISTINCT, one WHERE conjunct
-// or disjunct, and with a function call (CAST's operand without its type) or
-// a parenthesized group in the WHERE, HAVING or select list replaced by one
-// of its operands.
+// select item (ORDER BY 3 then says 2), one ORDER BY or GROUP BY item, one
+// table or join (with its ON), DISTINCT, one WHERE conjunct or disjunct;
+// with the WHERE or HAVING condition 1 (for TLP, which needs one); and
+// in the WHERE, HAVING or select list with a scalar subquery replaced by
+// NULL, and a function call (CAST's operand without its type) or a
+// parenthesized group replaced by one of its operands.
 // Minimise() takes the first candidate that `still_fails` and starts again
 // from it, until none does or the budget is spent: greedy, like C-Reduce's
 // passes, so each step is one query plan the server must still get wrong.

@@ -209,6 +209,25 @@ std::vector<SqlSpan> SqlShape::Items(const SqlSpan& span) const {
   return items;
 }
 
+std::vector<std::string> SqlShape::Constructs() const {
+  std::set<std::string> out;
+  for (size_t i = 0; i < tokens_.size(); ++i) {
+    const SqlToken& t = tokens_[i];
+    if (t.kind != SqlToken::kWord && t.kind != SqlToken::kPunct) continue;
+    std::string part(text(t));
+    if (t.kind == SqlToken::kWord) {
+      for (char& c : part) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (!kSqlWords.count(part)) {
+        if (!IsCall(i)) continue;  // a name
+        part += "()";
+      }
+      if (part == "SELECT" && t.depth > 0 && i > 0 && text(tokens_[i - 1]) == "(") part = "(SELECT)";
+    }
+    out.insert(std::move(part));
+  }
+  return {out.begin(), out.end()};
+}
+
 std::string SqlShape::Skeleton(size_t max_size) const {
   std::vector<std::string> parts;
   std::vector<bool> glued;  // no space before it: ',' ')' and a call's '('

@@ -56,6 +56,11 @@ class SqlShape {
   // aliases) by '_', keywords and functions upper-cased and spaces
   // normalized: what two statements of one query pattern share.
   std::string Skeleton(size_t max_size = 300) const;
+  // Its keywords, functions ("ROUND()") and operators, upper-cased, each
+  // once and sorted, without names, literals and variables; a SELECT inside
+  // parentheses is "(SELECT)": what stays of a query when its names and
+  // values do not matter.
+  std::vector<std::string> Constructs() const;
   // The items of a comma-separated span at its own depth.
   std::vector<SqlSpan> Items(const SqlSpan& span) const;
   // Token index range [first, last) of a span.

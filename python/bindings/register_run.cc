@@ -13,6 +13,7 @@
 #include "generate/perl_runtime.h"
 #include "oracle/determinism.h"
 #include "oracle/registry.h"
+#include "oracle/root_cause_key.h"
 #include "server/crash_log.h"
 #include "oracle/sql_shape.h"
 #include "oracle/volatile_values.h"
@@ -407,13 +408,22 @@ void RegisterRunResults(py::module_& m) {
       .def_readonly("note", &KnownBug::note)
       .def("__repr__", [](const KnownBug& k) { return "KnownBug(" + k.pattern + " ## " + k.note + ")"; });
   m.def("load_known_bugs", &LoadKnownBugs, py::arg("path"));
+  m.def("root_cause_key", [](const py::dict& finding) { return RootCauseKey(FromPython(finding)); },
+        py::arg("finding"), "The key that groups a finding (a finding.json dict) with others of its likely cause.");
+  py::class_<RootCauses>(m, "RootCauses", "Findings grouped by root cause (root_causes.json's shape).")
+      .def(py::init([] { return RootCauses(RootCauseKey); }))
+      .def("add", [](RootCauses& r, const py::dict& finding, const std::string& folder) {
+        return r.Add(FromPython(finding), folder);
+      }, py::arg("finding"), py::arg("folder"), "Adds a finding found where `folder` says; returns its key.")
+      .def("to_json", [](const RootCauses& r) { return ToPython(r.ToJson()); })
+      .def("__len__", &RootCauses::size);
   m.def("known_oracles", &KnownOracles);
   // Findings made before the executor ran (a server that would not start,
   // one that died while loading data): recorded as the executor records its
   // own (OUT/findings.jsonl and OUT/findings/<id>/); returns them as dicts.
   m.def("record_findings", [](const std::string& out_dir, const py::list& findings,
                               const std::vector<KnownBug>& known, const py::dict& targets) {
-    FindingLog log(out_dir, known, FromPython(targets));
+    FindingLog log(out_dir, known, FromPython(targets), RootCauseKey);
     for (const auto& f : findings) log.Add(Finding::FromJson(FromPython(f)));
     py::list out;
     for (const Finding& f : log.findings()) out.append(ToPython(f.ToJson()));
@@ -494,11 +504,13 @@ void RegisterExecute(py::module_& m) {
     Executor::Oracles oracles = MakeOracles(oracle_names, targets, settings);
     for (const auto& item : oracle_list)
       if (!py::isinstance<py::str>(item)) oracles.push_back(std::make_shared<PyOracle>(py::reinterpret_borrow<py::object>(item)));
+    RunOptions grouped = options;
+    grouped.root_cause_key = RootCauseKey;
     std::unique_ptr<Executor> executor;
     if (py::isinstance<Script>(workload))
-      executor = std::make_unique<Executor>(workload.cast<std::shared_ptr<Script>>(), targets, options, oracles);
+      executor = std::make_unique<Executor>(workload.cast<std::shared_ptr<Script>>(), targets, grouped, oracles);
     else
-      executor = std::make_unique<Executor>(workload.cast<std::shared_ptr<Grammar>>(), schema, targets, options,
+      executor = std::make_unique<Executor>(workload.cast<std::shared_ptr<Grammar>>(), schema, targets, grouped,
                                             oracles);
     RunResult result;
     {

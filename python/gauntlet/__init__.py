@@ -17,7 +17,7 @@ from .version import __version__
 from .grammar import Column, Coverage, Generator, Grammar, RuleContext, Schema, Table, split_statements
 from .server import Connection, ManagedServer, ServerError, ServerRefused, Target, parse_dsn
 from .oracles import Observation, Oracle, Skip
-from .results import Finding, RunResult, compare
+from .results import Finding, RunResult, Triage, compare, triage
 from .runs import Run, replay, run
 from .reduction import Reduction, reduce
 from .combi import Campaign, CampaignResult, OptionSpace, Plan
@@ -29,6 +29,7 @@ __all__ = [
     "Grammar", "InvalidInput", "ManagedServer", "Observation", "OptionSpace", "Oracle", "parse_dsn", "Plan",
     "QueryComparison", "reduce", "Reduction", "replay", "RuleContext", "Run", "run", "RunResult", "scaling",
     "ScalingResult", "Schema", "ServerError", "ServerRefused", "Skip", "split_statements", "Table", "Target",
+    "Triage", "triage",
 ]
 
 

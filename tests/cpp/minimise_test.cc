@@ -58,9 +58,37 @@ TEST(Minimise, CandidatesDropJoinsTablesAndDistinctAndUnwrapCallsEverywhere) {
                   "JOIN t3 USING (a) WHERE t1.a > 0 GROUP BY k HAVING t1.a > 1"});
   ExpectAmong(Candidates("SELECT a FROM t1, t2 WHERE a = 1"), {"SELECT a FROM t2 WHERE a = 1",
                                                                 "SELECT a FROM t1 WHERE a = 1"});
-  // A join word inside a derived table is not the outer FROM's.
-  for (const std::string& x : Candidates("SELECT a FROM (SELECT a FROM t1 JOIN t2 USING (a)) d"))
-    EXPECT_NE(x.find("JOIN t2"), std::string::npos) << x;
+  // A join word inside a derived table is not the outer FROM's: the derived
+  // table is minimised in its place.
+  const auto derived = Candidates("SELECT a FROM (SELECT a FROM t1 JOIN t2 USING (a)) d");
+  ExpectAmong(derived, {"SELECT a FROM (SELECT a FROM t1) d"});
+  for (const std::string& x : derived) EXPECT_EQ(x.rfind("SELECT a FROM (SELECT a FROM t", 0), 0u) << x;
+  // ON conditions shrink like a WHERE; a subquery in the WHERE like a query.
+  ExpectAmong(Candidates("SELECT a FROM t1 LEFT JOIN t2 ON t1.a = t2.b AND ABS(t2.c) > 1 WHERE a IN (SELECT b FROM u WHERE b > 2)"),
+              {"SELECT a FROM t1 LEFT JOIN t2 ON 1 WHERE a IN (SELECT b FROM u WHERE b > 2)",
+               "SELECT a FROM t1 LEFT JOIN t2 ON ABS(t2.c) > 1 WHERE a IN (SELECT b FROM u WHERE b > 2)",
+               "SELECT a FROM t1 LEFT JOIN t2 ON t1.a = t2.b WHERE a IN (SELECT b FROM u WHERE b > 2)",
+               "SELECT a FROM t1 LEFT JOIN t2 ON t1.a = t2.b AND t2.c > 1 WHERE a IN (SELECT b FROM u WHERE b > 2)",
+               "SELECT a FROM t1 LEFT JOIN t2 ON t1.a = t2.b AND ABS(t2.c) > 1 WHERE a IN (SELECT b FROM u)"});
+}
+
+TEST(Minimise, PositionsFollowTheSelectItemsAndSubqueriesBecomeNull) {
+  const auto c = Candidates("SELECT a, (SELECT MIN(b) FROM u) AS m, c FROM t GROUP BY 1, 3 ORDER BY 2 DESC, 3");
+  ExpectAmong(c, {"SELECT (SELECT MIN(b) FROM u) AS m, c FROM t GROUP BY 2 ORDER BY 1 DESC, 2",
+                  "SELECT a, c FROM t GROUP BY 1, 2 ORDER BY 2",
+                  "SELECT a, (SELECT MIN(b) FROM u) AS m FROM t GROUP BY 1 ORDER BY 2 DESC",
+                  "SELECT a, (SELECT MIN(b) FROM u) AS m, c FROM t GROUP BY 1, 3 ORDER BY 3",
+                  "SELECT a, (SELECT MIN(b) FROM u) AS m, c FROM t GROUP BY 3 ORDER BY 2 DESC, 3",
+                  "SELECT a, NULL AS m, c FROM t GROUP BY 1, 3 ORDER BY 2 DESC, 3"});
+  // The last positional reference gone: the clause too.
+  ExpectAmong(Candidates("SELECT a, b FROM t ORDER BY 2"), {"SELECT a FROM t"});
+  // A condition made trivial, for TLP, which needs one.
+  ExpectAmong(Candidates("SELECT ROUND(a) FROM t WHERE NULL IN (2.5) GROUP BY b HAVING MAX(c) > 1"),
+              {"SELECT ROUND(a) FROM t WHERE 1 GROUP BY b HAVING MAX(c) > 1",
+               "SELECT ROUND(a) FROM t WHERE NULL IN (2.5) GROUP BY b HAVING 1"});
+  // A subquery that IN or EXISTS reads is no scalar.
+  for (const std::string& x : Candidates("SELECT a FROM t WHERE a IN (SELECT b FROM u)"))
+    EXPECT_EQ(x.find("IN NULL"), std::string::npos) << x;
 }
 
 TEST(Minimise, KeepsTheSmallestFormThatStillFails) {

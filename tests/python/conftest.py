@@ -41,7 +41,8 @@ def rqg_grammars() -> pathlib.Path:
 # Every file a test's run leaves is checked against its one definition (data/formats): a writer
 # that drifts from its schema, in C++ or in Python, fails the test that made it.
 _FORMAT_OF = {"summary.json": "summary", "run.json": "run", "finding.json": "finding", "campaign.json": "campaign",
-              "verdict.json": "verdict", "query_classes.json": "query-classes", "reduction.json": "reduction"}
+              "verdict.json": "verdict", "query_classes.json": "query-classes", "reduction.json": "reduction",
+              "root_causes.json": "root-causes"}
 _LINES_OF = {"events.jsonl": "event", "findings.jsonl": "finding", "results.jsonl": "campaign-row",
              "attempts.jsonl": "attempt"}
 

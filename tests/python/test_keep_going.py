@@ -49,6 +49,10 @@ def test_crashes_and_shutdowns_end_rounds_and_the_run_goes_on(tmp_path):
     folder = out / "findings" / crash["id"]
     assert json.loads((folder / "finding.json").read_text())["signature"] == crash["signature"]
     assert folder.resolve().parent.parent.name == f"{crash['round']:03d}"
+    # Root causes over the rounds: the crash's cause, every occurrence counted.
+    causes = json.loads((out / "root_causes.json").read_text())["root_causes"]
+    [cause] = [c for c in causes if crash["id"] in c["findings"]]
+    assert cause["count"] >= crash["occurrences"] and cause["key"].startswith("crash: signal 11: "), cause
     assert result.exit_code == 1
     assert gauntlet.RunResult.load(out).findings == s["findings"]
     timeline = result.timeline()  # the rounds' whole seconds, on the run's clock

@@ -349,6 +349,24 @@ def _add_reduce(sub) -> None:
     rd.set_defaults(func=_reduce)
 
 
+def _add_triage(sub) -> None:
+    """`gauntlet triage`: run folders' findings grouped by root cause (results/triage.py)."""
+    t = sub.add_parser("triage", help="group the findings of run folders by root cause, most frequent first",
+                       description="Reads each run folder (or the run folders below a folder, such as a hunt's "
+                                   "output; a keep-going run counts whole) and prints its findings grouped by "
+                                   "likely cause, most frequent first, each with its smallest reproducer.")
+    t.add_argument("dirs", nargs="+", metavar="DIR", help="a run folder, or a folder holding run folders")
+    t.add_argument("--json", action="store_true", help="print root_causes.json's shape instead of text")
+    t.set_defaults(func=_triage)
+
+
+def _triage(args: argparse.Namespace) -> int:
+    from ..results import triage
+    result = triage(args.dirs)
+    print(json.dumps(result.to_json(), indent=2) if args.json else result.table())
+    return 0
+
+
 def _add_replay(sub) -> None:
     """`gauntlet replay`: a run's statement logs, executed again."""
     rp = sub.add_parser("replay", help="execute again the statements a run logged (--statement-log)",
@@ -506,7 +524,7 @@ def _cache_clear(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gauntlet", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_gensql, _add_run, _add_reduce, _add_replay, _add_plans, _add_bench, _add_server, _add_cache):
+    for add in (_add_gensql, _add_run, _add_reduce, _add_triage, _add_replay, _add_plans, _add_bench, _add_server, _add_cache):
         add(sub)
     return parser
 

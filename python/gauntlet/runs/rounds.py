@@ -10,7 +10,7 @@ round: summary.json (totals, latency merged from the rounds' histograms, the
 findings one per signature with the rounds they occurred in),
 events.jsonl (the rounds' seconds on one clock, and a line per round),
 findings.jsonl and findings/<id> (a link to the folder of the round that
-found it first).
+found it first), and root_causes.json (the findings grouped by cause).
 """
 
 from __future__ import annotations
@@ -137,8 +137,10 @@ class _Total:
         for name, o in r.get("oracles", {}).items():
             mine = s["oracles"].setdefault(name, {"checked": 0, "passed": 0, "fired": 0, "skipped": 0,
                                                   "skipped_by_reason": {}})
-            _add_counts(mine, {k: v for k, v in o.items() if k != "skipped_by_reason"})
+            _add_counts(mine, {k: v for k, v in o.items() if not isinstance(v, dict)})
             _add_counts(mine["skipped_by_reason"], o.get("skipped_by_reason", {}))
+            if "minimised" in o:
+                _add_counts(mine.setdefault("minimised", {}), o["minimised"])
         for name, histograms in self.histograms.items():
             if f"{name}_histogram" in r:
                 histograms.append(r[f"{name}_histogram"])
@@ -209,12 +211,19 @@ class _Total:
             print(f"gauntlet: cannot write {self.out / name}: {e.strerror}", file=sys.stderr)
 
     def write_summary(self) -> None:
-        tmp = self.out / "summary.json.tmp"
+        causes = _core.RootCauses()
+        for f in self.summary["findings"]:
+            causes.add(f, f["id"])
+        self._replace("summary.json", self.summary)
+        self._replace("root_causes.json", causes.to_json())
+
+    def _replace(self, name: str, record: dict) -> None:
+        tmp = self.out / f"{name}.tmp"
         try:
-            tmp.write_text(json.dumps(self.summary, indent=2) + "\n")
-            os.replace(tmp, self.out / "summary.json")
+            tmp.write_text(json.dumps(record, indent=2) + "\n")
+            os.replace(tmp, self.out / name)
         except OSError as e:
-            print(f"gauntlet: cannot write {self.out / 'summary.json'}: {e.strerror}", file=sys.stderr)
+            print(f"gauntlet: cannot write {self.out / name}: {e.strerror}", file=sys.stderr)
 
 
 def _add_counts(mine: dict, theirs: dict) -> None:

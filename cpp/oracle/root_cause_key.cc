@@ -1,0 +1,140 @@
+#include "oracle/root_cause_key.h"
+
+#include <regex>
+#include <set>
+
+#include "oracle/sql_shape.h"
+
+namespace gauntlet {
+namespace {
+
+const std::set<std::string> kWrongResults = {"tlp", "norec", "metamorphic", "divergence"};
+
+// Operators that can be a cause: the key has them when no function or type
+// is left (an ALL/ANY comparison, an ENUM in NOT IN). Everything else the
+// query has (joins, clauses, comparisons, arithmetic, CASE, NULL) only
+// carries the cause, and greedy minimisation leaves different ones behind
+// from different queries.
+const std::set<std::string> kOperators = {"ALL", "ANY", "SOME", "IN", "NOT", "IS", "LIKE", "REGEXP", "RLIKE",
+                                          "BETWEEN", "<=>", "EXISTS", "LEFT", "RIGHT", "(SELECT)", "COLLATE",
+                                          "SOUNDS", "<<", ">>", "&", "|", "^", "~"};
+// Words that name a type (CAST(x AS DATE)): they say what a conversion is.
+const std::set<std::string> kTypes = {"SIGNED", "UNSIGNED", "CHAR", "DATE", "DATETIME", "TIME", "TIMESTAMP",
+                                      "DECIMAL", "DOUBLE", "INTEGER", "BINARY", "YEAR", "INTERVAL"};
+// Calls that only say "convert": the type says to what.
+const std::set<std::string> kConversions = {"CAST", "CONVERT"};
+
+// A function or type of a family: the family's name, else "". Some are
+// keywords too (TRUNCATE, DATE), so they count whether or not called.
+std::string CallFamily(const std::string& name) {
+  static const std::set<std::string> kRounding = {"ROUND", "FLOOR", "CEILING", "CEIL", "TRUNCATE"};
+  static const std::set<std::string> kTemporal = {
+      "DATE", "TIME", "DATETIME", "TIMESTAMP", "YEAR", "INTERVAL", "MAKEDATE", "MAKETIME", "STR_TO_DATE",
+      "FROM_DAYS", "TO_DAYS", "TO_SECONDS", "DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE", "ADDTIME", "SUBTIME",
+      "DATEDIFF", "TIMEDIFF", "TIMESTAMPADD", "TIMESTAMPDIFF", "FROM_UNIXTIME", "UNIX_TIMESTAMP", "LAST_DAY",
+      "DAYNAME", "DAYOFWEEK", "DAYOFMONTH", "DAYOFYEAR", "WEEKDAY", "WEEK", "WEEKOFYEAR", "YEARWEEK", "MONTH",
+      "MONTHNAME", "DAY", "HOUR", "MINUTE", "SECOND", "MICROSECOND", "QUARTER", "EXTRACT", "DATE_FORMAT",
+      "TIME_FORMAT", "TIME_TO_SEC", "SEC_TO_TIME", "PERIOD_ADD", "PERIOD_DIFF", "CONVERT_TZ", "UTC_DATE"};
+  // Functions that build JSON text from their arguments' values.
+  static const std::set<std::string> kJsonBuilding = {
+      "JSON_ARRAY", "JSON_OBJECT", "JSON_SET", "JSON_INSERT", "JSON_REPLACE", "JSON_ARRAY_APPEND",
+      "JSON_ARRAY_INSERT", "JSON_MERGE", "JSON_MERGE_PATCH", "JSON_MERGE_PRESERVE", "JSON_REMOVE", "JSON_ARRAYAGG",
+      "JSON_OBJECTAGG"};
+  if (kRounding.count(name)) return "rounding";
+  if (kJsonBuilding.count(name)) return "JSON building";
+  if (kTemporal.count(name)) return "temporal";
+  return "";
+}
+
+std::string OperatorFamily(const std::string& c) {
+  if (c == "ALL" || c == "ANY" || c == "SOME") return "ALL/ANY";
+  if (c == "LEFT" || c == "RIGHT") return "outer join";
+  if (c == "RLIKE") return "REGEXP";
+  if (c == "(SELECT)") return "subquery";
+  return c;
+}
+
+// "[truncated]" of "tlp [truncated] [warnings 1292]: SELECT ...": what the
+// difference looks like. The warnings depend on what minimisation left.
+std::string Tags(const std::string& signature) {
+  const std::string head = signature.substr(0, signature.find(": "));
+  return head.find("[truncated]") != std::string::npos ? " [truncated]" : "";
+}
+
+std::string WrongResultKey(const nlohmann::json& f) {
+  const nlohmann::json& minimal = f.contains("minimal") ? f["minimal"] : nlohmann::json();
+  const std::string sql = minimal.is_object() ? minimal.value("sql", f.value("statement", ""))
+                                              : f.value("statement", "");
+  std::set<std::string> calls, operators;
+  for (const std::string& c : SqlShape(sql).Constructs()) {
+    const bool call = c.size() > 2 && c.compare(c.size() - 2, 2, "()") == 0;
+    const std::string name = call ? c.substr(0, c.size() - 2) : c;
+    const std::string family = CallFamily(name);
+    if (kConversions.count(name)) continue;
+    if (!family.empty()) calls.insert(family);
+    else if (call || kTypes.count(name)) calls.insert(name);
+    else if (kOperators.count(name)) operators.insert(OperatorFamily(name));
+  }
+  // A family says more than any other call beside it: the rest is usually
+  // where a value came from. Of two, the one a value goes through last.
+  for (const char* family : {"rounding", "JSON building", "temporal"})
+    if (calls.count(family)) {
+      calls = {family};
+      break;
+    }
+  const std::set<std::string>& kept = calls.empty() ? operators : calls;
+  // TLP and NoREC both check how a WHERE is evaluated: one cause shows in both.
+  std::string kind = f.value("kind", "");
+  if (kind == "tlp" || kind == "norec") kind = "tlp/norec";
+  std::string key = kind + Tags(f.value("signature", "")) + ":";
+  for (const std::string& c : kept) key += " " + c;
+  return key;
+}
+
+// A frame's function without its arguments, offset or address:
+// "Item_func::val_int(String*) const+0x1a" -> "Item_func::val_int".
+std::string FrameName(const std::string& frame) {
+  static const std::regex kAddress(R"(\s*(\+0x[0-9a-f]+|\[0x[0-9a-f]+\]|0x[0-9a-f]+))");
+  std::string f = std::regex_replace(frame, kAddress, "");
+  // The argument list: the last '(' at depth 0 that is not "(anonymous namespace)".
+  int depth = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f[i] == '(' && depth == 0 && f.compare(i, 21, "(anonymous namespace)") != 0) return f.substr(0, i);
+    if (f[i] == '(') ++depth;
+    if (f[i] == ')') --depth;
+  }
+  return f;
+}
+
+// libc's own functions (memcpy's variants, __strlen_avx2): not where a bug is.
+bool LibcFrame(const std::string& name) {
+  static const std::regex kLibc(R"(^(__\w+|mem(cpy|move|set|cmp)\w*|str\w+|(_IO_|_dl_)\w+|(malloc|free|calloc|realloc)\w*)$)");
+  return name.empty() || std::regex_match(name, kLibc);
+}
+
+std::string CrashKey(const nlohmann::json& f) {
+  const nlohmann::json& crash = f.contains("crash") ? f["crash"] : f.value("evidence", nlohmann::json::object()).value("crash", nlohmann::json());
+  if (!crash.is_object()) return f.value("signature", "");
+  if (const std::string assertion = crash.value("assertion", ""); !assertion.empty())
+    return "crash: assertion: " + assertion;
+  std::string key = "crash: signal " + std::to_string(crash.value("signal", 0)) + ":";
+  int kept = 0;
+  for (const auto& frame : crash.value("frames", nlohmann::json::array())) {
+    const std::string name = FrameName(frame.get<std::string>());
+    if (LibcFrame(name)) continue;
+    key += (kept ? " | " : " ") + name;
+    if (++kept == 3) break;
+  }
+  return kept ? key : f.value("signature", "");
+}
+
+}  // namespace
+
+std::string RootCauseKey(const nlohmann::json& finding) {
+  const std::string kind = finding.value("kind", "");
+  if (kWrongResults.count(kind)) return WrongResultKey(finding);
+  if (kind == "crash") return CrashKey(finding);
+  return finding.value("signature", "");
+}
+
+}  // namespace gauntlet

@@ -1,0 +1,118 @@
+// Root causes: the key that groups findings of one likely cause (a wrong
+// result by the constructs of its minimal query, a crash by its frames), and
+// the grouping that root_causes.json and `gauntlet triage` show.
+#include "exec/root_causes.h"
+#include "oracle/root_cause_key.h"
+
+#include <gtest/gtest.h>
+
+namespace gauntlet {
+namespace {
+
+using nlohmann::json;
+
+json WrongResult(const std::string& kind, const std::string& signature, const std::string& statement,
+                 const std::string& minimal = "") {
+  json f = {{"kind", kind}, {"signature", signature}, {"statement", statement}, {"occurrences", 1}, {"at", 1.0}};
+  if (!minimal.empty()) f["minimal"] = {{"sql", minimal}, {"left", minimal}, {"right", minimal + " UNION ALL ..."}};
+  return f;
+}
+
+json Crash(const std::vector<std::string>& frames, const std::string& signature) {
+  return {{"kind", "crash"}, {"signature", signature}, {"statement", "SELECT 1"},
+          {"crash", {{"signal", 11}, {"frames", frames}}}};
+}
+
+TEST(RootCauseKey, TwoShapesOfOneCauseShareAKeyAndAnotherCauseDoesNot) {
+  // Item 11 of docs/findings.md, minimised from two queries of different shapes.
+  const std::string a = RootCauseKey(WrongResult("tlp", "tlp: SELECT _ FROM _ WHERE ...",
+                                                 "SELECT a, b FROM t WHERE x AND 1 >= ALL (SELECT b FROM n) ORDER BY a",
+                                                 "SELECT a FROM t WHERE 1 >= ALL (SELECT b FROM n)"));
+  const std::string b = RootCauseKey(WrongResult("tlp", "tlp: SELECT COUNT(*) ...",
+                                                 "SELECT c FROM t2 WHERE 'x' < ANY (SELECT `d` FROM m) LIMIT 4",
+                                                 "SELECT `c` FROM t2 WHERE 'x' < ANY (SELECT `d` FROM m)"));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, "tlp/norec: ALL/ANY subquery");
+  // Item 4: an ENUM in NOT IN (subquery).
+  const std::string c = RootCauseKey(WrongResult("tlp", "tlp: ...", "SELECT e FROM t WHERE e NOT IN (SELECT 1 FROM t)",
+                                                 "SELECT e FROM t WHERE e NOT IN (SELECT 1 FROM t)"));
+  EXPECT_NE(a, c);
+  // The tags count: a truncation is not a rounding; the oracle's kind counts.
+  const std::string d = RootCauseKey(WrongResult("metamorphic", "transform:view [truncated]: SELECT ...",
+                                                 "SELECT CAST(a AS CHAR) FROM t", "SELECT CAST(a AS CHAR) FROM t"));
+  const std::string e = RootCauseKey(WrongResult("metamorphic", "transform:view: SELECT ...",
+                                                 "SELECT CAST(a AS CHAR) FROM t", "SELECT CAST(a AS CHAR) FROM t"));
+  EXPECT_EQ(d, "metamorphic [truncated]: CHAR");
+  EXPECT_NE(d, e);
+  // Without a minimal query, the statement; a family under its name, and
+  // calls before operators.
+  EXPECT_EQ(RootCauseKey(WrongResult("norec", "norec [warnings 1292]: ...", "SELECT * FROM t WHERE CAST(a AS DATE) IS NULL")),
+            "tlp/norec: temporal");
+  EXPECT_EQ(RootCauseKey(WrongResult("tlp", "tlp: ...", "SELECT a FROM t WHERE TIMESTAMP(c) >= d AND x IN (1, 2)")),
+            RootCauseKey(WrongResult("tlp", "tlp: ...", "SELECT b FROM u LEFT JOIN v ON 1 WHERE DATE_ADD(c, INTERVAL 1 DAY) < 3")));
+  EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "m", "SELECT FLOOR(a) FROM t GROUP BY b")),
+            RootCauseKey(WrongResult("metamorphic", "m", "SELECT DISTINCT ROUND(1e308, -1) FROM t")));
+  // TRUNCATE is a keyword too (TRUNCATE TABLE), and still a rounding.
+  EXPECT_EQ(RootCauseKey(WrongResult("tlp", "t", "SELECT TRUNCATE(a, 2) FROM t WHERE b LIKE 'x'")), "tlp/norec: rounding");
+  // A family over the calls beside it; of two families, the one a value goes through last.
+  EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "m [truncated]: x", "SELECT JSON_SET('[]', '$', TIMESTAMP'2000-01-01') FROM t")),
+            "metamorphic [truncated]: JSON building");
+  EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "m", "SELECT MIN(FLOOR(g)), ST_ASTEXT(p) FROM t")), "metamorphic: rounding");
+  EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "m", "SELECT AVG(a), LENGTH(b) FROM t")), "metamorphic: AVG LENGTH");
+}
+
+TEST(RootCauseKey, CrashesThatDifferInAddressesAndArgumentsShareAKey) {
+  const std::string a = RootCauseKey(Crash({"__memmove_avx_unaligned_erms", "Item_func_json_extract::read_json(String*, json_value_types*, char**, int*)+0x1a2",
+                                            "Item_func_json_extract::val_str(String*)+0x35 [0x55d0c1a2b3c4]",
+                                            "Item_func_equal::val_int()", "JOIN::exec()"},
+                                           "signal 11: __memmove_avx_unaligned_erms | ..."));
+  const std::string b = RootCauseKey(Crash({"Item_func_json_extract::read_json(String*, json_value_types*, char**, int*)+0x1a2",
+                                            "Item_func_json_extract::val_str(String*)+0x35 [0x7f00aa112233]",
+                                            "Item_func_equal::val_int()", "evaluate_join_record(JOIN*, JOIN_TAB*, int)"},
+                                           "signal 11: Item_func_json_extract::read_json ..."));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, "crash: signal 11: Item_func_json_extract::read_json | Item_func_json_extract::val_str | Item_func_equal::val_int");
+  const std::string c = RootCauseKey(Crash({"SEL_ARG::weight()", "key_or(RANGE_OPT_PARAM*, SEL_ARG*, SEL_ARG*)"}, "signal 11: SEL_ARG"));
+  EXPECT_NE(a, c);
+  EXPECT_EQ(RootCauseKey({{"kind", "crash"}, {"signature", "assertion: x"}, {"crash", {{"assertion", "x"}}}}),
+            "crash: assertion: x");
+  EXPECT_EQ(RootCauseKey({{"kind", "hang"}, {"signature", "hang: no statement finished for 60 s"}}),
+            "hang: no statement finished for 60 s");
+}
+
+TEST(RootCauses, GroupsCountsRanksAndKeepsTheSmallestReproducer) {
+  RootCauses causes(RootCauseKey);
+  json big = WrongResult("tlp", "tlp: one", "SELECT a, b FROM t WHERE 1 >= ALL (SELECT b FROM n) ORDER BY a",
+                         "SELECT a, b FROM t WHERE 1 >= ALL (SELECT b FROM n)");
+  json small = WrongResult("tlp", "tlp: two", "SELECT c FROM t2 WHERE 2 > ANY (SELECT d FROM m)",
+                           "SELECT c FROM u WHERE 2 > ANY (SELECT d FROM m)");
+  small["occurrences"] = 3;
+  json crash = Crash({"SEL_ARG::weight()"}, "signal 11: SEL_ARG::weight()");
+  const std::string key = causes.Add(big, "0001-tlp");
+  EXPECT_EQ(causes.Add(small, "0002-tlp"), key);
+  causes.Add(crash, "0003-crash");
+  causes.Count(RootCauseKey(crash), 9, 5.0, "0003-crash");
+  EXPECT_EQ(causes.size(), 2u);
+  const json out = causes.ToJson();
+  ASSERT_EQ(out["root_causes"].size(), 2u);
+  const json& first = out["root_causes"][0];
+  EXPECT_EQ(first["kind"], "crash");  // 10 occurrences before 4
+  EXPECT_EQ(first["count"], 10);
+  EXPECT_TRUE(first["minimal"].is_null());
+  EXPECT_EQ(first["last"]["at"], 5.0);
+  const json& second = out["root_causes"][1];
+  EXPECT_EQ(second["count"], 4);
+  EXPECT_EQ(second["findings"], json({"0001-tlp", "0002-tlp"}));
+  EXPECT_EQ(second["minimal"]["sql"], "SELECT c FROM u WHERE 2 > ANY (SELECT d FROM m)");
+  EXPECT_EQ(second["minimal"]["finding"], "0002-tlp");
+  EXPECT_EQ(second["statement"], "SELECT c FROM t2 WHERE 2 > ANY (SELECT d FROM m)");
+  EXPECT_EQ(second["signature"], "tlp: one");
+  // Without a key function: by signature.
+  RootCauses by_signature;
+  by_signature.Add(big, "a");
+  by_signature.Add(small, "b");
+  EXPECT_EQ(by_signature.size(), 2u);
+}
+
+}  // namespace
+}  // namespace gauntlet

@@ -1,0 +1,122 @@
+"""Root causes (issue 37, parts 2 and 3): findings grouped by likely cause as a run goes
+(OUT/root_causes.json) and across run folders (`gauntlet triage`, gauntlet.triage), against the real
+server: two shapes of one wrong result are one cause, two wrong results are two, and crashes whose
+error-log stacks differ only in addresses are one."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+import gauntlet
+from faults import ENV
+from planted import ENUM_NOT_IN, OTHER_SHAPE, PADDED, steps_grammar
+
+
+def _triage_cli(*args):
+    return subprocess.run([sys.executable, "-m", "gauntlet", "triage", *map(str, args)], capture_output=True,
+                          text=True, env=ENV, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def wrong_results(tmp_path_factory):
+    """Two runs: item 11 in two shapes, then item 11 again with item 4 (docs/findings.md)."""
+    root = tmp_path_factory.mktemp("triage")
+    runs = []
+    for name, queries in (("a", (PADDED, OTHER_SHAPE)), ("b", (OTHER_SHAPE, ENUM_NOT_IN))):
+        runs.append(gauntlet.run(steps_grammar(*queries), threads=1, queries=1, duration=0, data="none",
+                                 oracles="tlp", out=root / name))
+    return root, runs
+
+
+def test_two_shapes_of_one_cause_are_one_root_cause_and_another_cause_is_another(wrong_results):
+    root, (a, b) = wrong_results
+    assert len(a.findings) == 2 and len({f["signature"] for f in a.findings}) == 2, a.table()
+    # The run's own file: one cause of two findings, each with its minimal query.
+    causes = json.loads((root / "a" / "root_causes.json").read_text())["root_causes"]
+    assert len(causes) == 1, causes
+    [c] = causes
+    assert c["kind"] == "tlp" and c["count"] == 2 and sorted(c["findings"]) == sorted(f["id"] for f in a.findings)
+    assert "ALL/ANY" in c["key"] and "0x" not in c["key"]
+    assert c["minimal"]["sql"] in {f["minimal"]["sql"] for f in a.findings}
+    assert "ALL (SELECT b FROM n)" in c["minimal"]["sql"] and len(c["minimal"]["sql"]) < len(PADDED)
+    assert c["statement"] == OTHER_SHAPE  # the shorter of the two
+    # Both runs together: item 11 (three findings) and item 4 (one), most frequent first.
+    t = gauntlet.triage(root)
+    assert [len(x["findings"]) for x in t.root_causes] == [3, 1], t.table()
+    assert [x["count"] for x in t.root_causes] == [3, 1]
+    enum = t.root_causes[1]
+    assert enum["key"] != t.root_causes[0]["key"] and "NOT IN" in enum["minimal"]["sql"]
+    assert all(str(root) in f for x in t.root_causes for f in x["findings"])
+    assert repr(t) == "<Triage: 2 root causes of 4 findings in 2 run folders>"
+    frame = t.to_pandas()
+    assert list(frame["count"]) == [3, 1] and frame["minimal"][1] == enum["minimal"]["sql"]
+    assert "<table>" in t._repr_html_()
+
+
+def test_the_triage_command_prints_causes_and_json(wrong_results):
+    root, _ = wrong_results
+    text = _triage_cli(root / "a", root / "b")
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith("2 root causes of 4 findings in 2 run folders")
+    assert "1. tlp x3 (3 findings): tlp/norec: ALL/ANY subquery" in text.stdout and "   minimal: SELECT" in text.stdout
+    as_json = _triage_cli("--json", root)
+    assert as_json.returncode == 0, as_json.stderr
+    record = json.loads(as_json.stdout)
+    gauntlet.formats.check("root-causes", record)
+    assert record == gauntlet.triage(root).to_json()
+    for cause in record["root_causes"]:
+        assert {"key", "kind", "count", "findings", "minimal", "signature"} <= set(cause)
+
+
+@pytest.mark.foreign_files
+def test_findings_of_older_runs_are_keyed_by_their_statement_and_bad_folders_exit_2(tmp_path):
+    # A run folder from before minimisation: findings.jsonl lines only, the last one torn.
+    old = tmp_path / "old"
+    old.mkdir()
+    lines = [{"kind": "tlp", "id": f"000{i}-tlp", "signature": f"tlp: shape {i}", "statement": sql, "occurrences": 2}
+             for i, sql in enumerate(["SELECT a FROM t WHERE 1 > ALL (SELECT b FROM n)",
+                                      "SELECT c, d FROM u WHERE 'x' <= ANY (SELECT b FROM n)"], 1)]
+    (old / "findings.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines) + '{"kind": "tl')
+    t = gauntlet.triage(tmp_path)
+    [c] = t.root_causes
+    assert c["count"] == 4 and c["minimal"] is None and c["statement"] == lines[0]["statement"], t.table()
+    assert "statement: SELECT a FROM t" in t.table()
+    missing = _triage_cli(tmp_path / "nowhere")
+    assert missing.returncode == 2 and "nowhere: no such folder" in missing.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    cli = _triage_cli(empty)
+    assert cli.returncode == 2 and "empty: no run folder" in cli.stderr
+    with pytest.raises(gauntlet.InvalidInput, match="no run folder given"):
+        gauntlet.triage()
+
+
+# Item 3 of docs/findings.md: a crash in Item_func_json_extract::read_json.
+CRASH_SETUP = ["CREATE TABLE tj (c CHAR(5))", "INSERT INTO tj VALUES ('zz')",
+               "SELECT COUNT(*) FROM tj WHERE JSON_EXTRACT('{}', '$') <=> UNHEX(c)"]
+
+
+@pytest.mark.slow
+def test_crashes_whose_stacks_differ_only_in_addresses_are_one_root_cause(tmp_path):
+    steps = " ; ".join(f"s{i}" for i in range(len(CRASH_SETUP)))
+    rules = "\n".join(f"s{i}: {sql} ;" for i, sql in enumerate(CRASH_SETUP))
+    grammar = gauntlet.Grammar.from_string(f"query: {steps} ;\n{rules}\n")
+    runs = [gauntlet.run(grammar, threads=1, queries=1, duration=0, data="none", out=tmp_path / f"run{i}")
+            for i in (1, 2)]
+    excerpts = []
+    for r in runs:
+        [crash] = [f for f in r.findings if f["kind"] == "crash"]
+        excerpts.append(crash["crash"]["log_excerpt"])
+    # The servers' stacks differ in their addresses (each process is placed elsewhere)...
+    addresses = [set(re.findall(r"\[0x[0-9a-f]+\]", e)) for e in excerpts]
+    assert addresses[0] and addresses[1] and addresses[0] != addresses[1]
+    # ...and are one root cause, keyed by the server's own frames.
+    t = gauntlet.triage(tmp_path / "run1", tmp_path / "run2")
+    [c] = t.root_causes
+    assert c["kind"] == "crash" and c["count"] == 2 and len(c["findings"]) == 2 and c["minimal"] is None
+    assert c["key"].startswith("crash: signal 11: Item_func_json_extract::read_json"), c["key"]
+    assert "0x" not in c["key"] and "(" not in c["key"]
+    assert c["statement"] == CRASH_SETUP[-1]

@@ -141,7 +141,9 @@ void WriteMinimal(const std::filesystem::path& dir, const Finding& f, std::ostre
          << m.value("checks", 0) << " checks on the live server), in minimal.sql:\n  " << m.value("sql", "") << "\n";
   std::ofstream sql(dir / "minimal.sql");
   sql << "-- " << f.kind << ": the smallest form of the query whose relation still failed, on the run's data\n"
+      << "-- at the time (statements.sql has the session's last statements; other sessions may have written)\n"
       << "-- " << f.evidence.value("what", "") << "; compare the two results\n";
+  for (const std::string& s : f.settings) sql << s << ";\n";
   for (const char* setup : {"side_setup", "setup"})
     for (const auto& s : m.value(setup, json::array())) sql << s.get<std::string>() << ";\n";
   sql << m.value("left", "") << ";\n" << m.value("right", "") << ";\n";

@@ -1,7 +1,9 @@
 // Comparing two result sets under a relation, with a readable difference.
 //
 // Rows compare as multisets unless the relation is kExact (same rows in the
-// same order). Values compare as text, except: a BIT column against a binary
+// same order; rows equal but for case and trailing spaces in string columns
+// are ties to ORDER BY under a case-insensitive PAD SPACE collation, so a
+// run of them may come in any order). Values compare as text, except: a BIT column against a binary
 // one (views and UNION may turn BIT into VARBINARY) compares the bytes as a
 // number; FLOAT and DOUBLE columns
 // compare as numbers within a relative tolerance (1e-5 and 1e-9: the last

@@ -18,8 +18,8 @@ def test_a_wrong_result_is_minimised_on_the_live_server_and_still_fails_by_hand(
     with gauntlet.ManagedServer(tmp_path / "server") as server:
         server.connect().query("CREATE DATABASE IF NOT EXISTS test")
         # Each query twice: the second of a signature is not minimised again.
-        r = gauntlet.run(_grammar(PADDED, HEALTHY, PADDED), server=server.dsn, threads=1, queries=1, duration=0,
-                         data="none", oracles="tlp", out=tmp_path / "run")
+        r = gauntlet.run(_grammar("SET SESSION sort_buffer_size = 262144", PADDED, HEALTHY, PADDED), server=server.dsn,
+                         threads=1, queries=1, duration=0, data="none", oracles="tlp", out=tmp_path / "run")
         tlp = [f for f in r.findings if f["kind"] == "tlp"]
         assert len(tlp) == 1 and tlp[0]["statement"] == PADDED and tlp[0]["occurrences"] == 2, r.table()
         m = tlp[0]["minimal"]
@@ -31,6 +31,7 @@ def test_a_wrong_result_is_minimised_on_the_live_server_and_still_fails_by_hand(
         folder = tmp_path / "run" / "findings" / tlp[0]["id"]
         text = (folder / "minimal.sql").read_text()
         assert m["left"] in text and m["right"] in text
+        assert text.index("SET SESSION sort_buffer_size = 262144;") < text.index(m["left"])  # the session's settings
         assert m["sql"] in (folder / "README.txt").read_text()
         c = server.connect(database="test")
         assert _rows(c, m["left"]) != _rows(c, m["right"])

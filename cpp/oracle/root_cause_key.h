@@ -2,7 +2,9 @@
 // hunt's hundreds of findings become a short list a person reads (issue 37).
 //
 // A wrong result (tlp, norec, metamorphic, divergence): its kind (tlp and
-// norec as one, `tlp/norec`: both check how a WHERE is evaluated), whether
+// norec as one, `tlp/norec`: both check how a WHERE is evaluated; TLP on a
+// condition of 1, which compares the query with itself through a UNION ALL,
+// as `metamorphic`, the transforms' kind), whether
 // the difference is a truncation ([truncated] in its signature) and what is
 // left in its minimal query (Finding::minimal, the statement when there is
 // none). That is the family of the functions it calls and the types it

@@ -54,6 +54,10 @@ TEST(RootCauseKey, TwoShapesOfOneCauseShareAKeyAndAnotherCauseDoesNot) {
             RootCauseKey(WrongResult("metamorphic", "m", "SELECT DISTINCT ROUND(1e308, -1) FROM t")));
   // TRUNCATE is a keyword too (TRUNCATE TABLE), and still a rounding.
   EXPECT_EQ(RootCauseKey(WrongResult("tlp", "t", "SELECT TRUNCATE(a, 2) FROM t WHERE b LIKE 'x'")), "tlp/norec: rounding");
+  // TLP on WHERE 1 is the query against itself through a UNION ALL: a transform's finding.
+  EXPECT_EQ(RootCauseKey(WrongResult("tlp", "tlp [truncated]: x", "SELECT JSON_ARRAY(b, NULL) FROM t WHERE 1")),
+            RootCauseKey(WrongResult("metamorphic", "transform:view [truncated]: x", "SELECT JSON_ARRAY(X'00', 2) FROM t")));
+  EXPECT_EQ(RootCauseKey(WrongResult("norec", "norec: x", "SELECT a FROM t WHERE 1")), "tlp/norec:");
   // A family over the calls beside it; of two families, the one a value goes through last.
   EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "m [truncated]: x", "SELECT JSON_SET('[]', '$', TIMESTAMP'2000-01-01') FROM t")),
             "metamorphic [truncated]: JSON building");

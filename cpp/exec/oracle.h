@@ -13,7 +13,9 @@
 #ifndef GAUNTLET_EXEC_ORACLE_H_
 #define GAUNTLET_EXEC_ORACLE_H_
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +48,13 @@ struct WriteWatch {
     return epoch == nullptr || (mark != kBusy && in_flight->load() == 0 && epoch->load() == mark);
   }
 };
+
+// How long an oracle's follow-up of a query that took `query_nanos` may run
+// before it is killed (Session::Execute's limit): far heavier than the query
+// (no WHERE, no index) is fine, without bound is not.
+inline double FollowUpLimit(int64_t query_nanos) {
+  return std::max(2.0, 20.0 * static_cast<double>(query_nanos) / 1e9);
+}
 
 struct Observation {
   int thread = 0;

@@ -109,7 +109,7 @@ Verdict DifferentialOracle::Check(const Observation& o) {
       f.detail = c.diff;
       f.evidence = std::move(c.evidence);
       if (minimised_.Take(f.signature)) {
-        const double limit = std::max(2.0, 20.0 * static_cast<double>(std::max(a.nanos, b.nanos)) / 1e9);
+        const double limit = FollowUpLimit(std::max(a.nanos, b.nanos));
         f.minimal = MinimalFinding(std::string(o.sql), [&](const std::string& sql, nlohmann::json* failure) {
           return DiffersAlike(o, t, sql, c.kind, limit, failure);
         }, budget_);

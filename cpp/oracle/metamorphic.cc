@@ -33,10 +33,6 @@ bool RelationOracle::WantsRows(std::string_view sql) const {
 
 namespace {
 
-// A follow-up may be far heavier than the query (no WHERE, no index), but
-// not without bound: past this it is killed, and the check skipped.
-double FollowUpLimit(const Outcome& query) { return std::max(2.0, 20.0 * static_cast<double>(query.nanos) / 1e9); }
-
 // A plan's statements in the session: setup now, cleanup however the check
 // ends (or earlier, by Cleanup()).
 class PlanRun {
@@ -93,7 +89,7 @@ Verdict RelationOracle::Check(const Observation& o) {
   std::optional<FollowUp> plan = Applicable(shape, o, &instead);
   if (!plan) return instead;
   Session& session = o.session;
-  const double limit = FollowUpLimit(o.outcomes[0]);
+  const double limit = FollowUpLimit(o.outcomes[0].nanos);  // past it killed, the check skipped
   PlanRun run(session, *plan, limit);
   if (std::string why = run.Setup(); !why.empty()) return Verdict::Skipped(why);
   const std::string& left_sql = plan->left.empty() ? std::string(o.sql) : plan->left;

@@ -95,19 +95,30 @@ void DropSelectItems(const SqlShape& s, const std::string& sql, std::vector<std:
   }
 }
 
+// The token of the ')' that closes the '(' at token `open`, before token
+// `last`; `last` when there is none.
+size_t Closing(const SqlShape& s, size_t open, size_t last) {
+  const auto& t = s.tokens();
+  size_t close = open + 1;
+  while (close < last && !(t[close].depth == t[open].depth && s.text(t[close]) == ")")) ++close;
+  return close;
+}
+
+// The '(' at token `open` follows IN, ANY, ALL, SOME or EXISTS: what it holds
+// is their list or subquery, not an expression of its own.
+bool ReadByAQuantifier(const SqlShape& s, size_t open, size_t first) {
+  return open > first && (s.Is(open - 1, "IN") || s.Is(open - 1, "ANY") || s.Is(open - 1, "ALL") ||
+                          s.Is(open - 1, "SOME") || s.Is(open - 1, "EXISTS"));
+}
+
 // A scalar subquery in `span` replaced by NULL.
 void SubqueriesAsNull(const SqlShape& s, const std::string& sql, const SqlSpan& span, std::vector<std::string>* out) {
   if (!span.present()) return;
   const auto [first, last] = s.TokenRange(span);
   const auto& t = s.tokens();
   for (size_t i = first; i + 1 < last; ++i) {
-    if (s.text(t[i]) != "(" || !s.Is(i + 1, "SELECT")) continue;
-    // Not the list of IN, ANY, EXISTS: there it is no scalar.
-    if (i > first && (s.Is(i - 1, "IN") || s.Is(i - 1, "ANY") || s.Is(i - 1, "ALL") || s.Is(i - 1, "SOME") ||
-                      s.Is(i - 1, "EXISTS")))
-      continue;
-    size_t close = i + 1;
-    while (close < last && !(t[close].depth == t[i].depth && s.text(t[close]) == ")")) ++close;
+    if (s.text(t[i]) != "(" || !s.Is(i + 1, "SELECT") || ReadByAQuantifier(s, i, first)) continue;
+    const size_t close = Closing(s, i, last);
     if (close < last) out->push_back(Replaced(sql, t[i].begin, t[close].end, "NULL"));
   }
 }
@@ -179,14 +190,9 @@ void Operands(const SqlShape& s, const std::string& sql, const SqlSpan& span, st
   const auto [first, last] = s.TokenRange(span);
   const auto& t = s.tokens();
   for (size_t i = first; i < last; ++i) {
-    if (s.text(t[i]) != "(" || (i + 1 < last && s.Is(i + 1, "SELECT"))) continue;
-    size_t close = i + 1;
-    while (close < last && !(t[close].depth == t[i].depth && s.text(t[close]) == ")")) ++close;
+    if (s.text(t[i]) != "(" || (i + 1 < last && s.Is(i + 1, "SELECT")) || ReadByAQuantifier(s, i, first)) continue;
+    const size_t close = Closing(s, i, last);
     if (close >= last || close == i + 1) continue;
-    // After IN, ANY, ... the parentheses hold a list, not an expression.
-    if (i > first && (s.Is(i - 1, "IN") || s.Is(i - 1, "ANY") || s.Is(i - 1, "ALL") || s.Is(i - 1, "SOME") ||
-                      s.Is(i - 1, "EXISTS")))
-      continue;
     const bool call = i > first && t[i - 1].kind == SqlToken::kWord && !kOperatorWords.count(Upper(s.text(t[i - 1])));
     const size_t from = call ? i - 1 : i;
     const std::vector<SqlSpan> args = s.Items(SqlSpan{t[i + 1].begin, t[close - 1].end});
@@ -265,8 +271,7 @@ void Nested(const SqlShape& s, const std::string& sql, std::vector<std::string>*
   const auto& t = s.tokens();
   for (size_t i = 0; i + 1 < t.size(); ++i) {
     if (s.text(t[i]) != "(" || !s.Is(i + 1, "SELECT")) continue;
-    size_t close = i + 1;
-    while (close < t.size() && !(t[close].depth == t[i].depth && s.text(t[close]) == ")")) ++close;
+    const size_t close = Closing(s, i, t.size());
     if (close >= t.size()) break;
     const size_t begin = t[i].end, end = t[close].begin;
     for (const std::string& c : Candidates(sql.substr(begin, end - begin)))

@@ -5,16 +5,11 @@
 #include <map>
 
 #include "common/error.h"
+#include "exec/sql_quote.h"
 #include "generate/generator.h"
 
 namespace gauntlet {
 namespace {
-
-std::string Quote(const std::string& name) {
-  std::string q = "`";
-  for (char c : name) q += c == '`' ? std::string("``") : std::string(1, c);
-  return q + "`";
-}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -70,17 +65,17 @@ std::string DefaultValues(const Column& column) {
 }
 
 std::string CreateTableSql(const Table& table, const std::string& database) {
-  std::string sql = "CREATE TABLE " + Quote(database) + "." + Quote(table.name) + " (";
+  std::string sql = "CREATE TABLE " + QuotedName(database) + "." + QuotedName(table.name) + " (";
   std::string keys;
   std::vector<std::string> primary;
   for (size_t i = 0; i < table.columns.size(); ++i) {
     const Column& c = table.columns[i];
-    sql += (i ? ", " : "") + Quote(c.name) + " " + c.type;
+    sql += (i ? ", " : "") + QuotedName(c.name) + " " + c.type;
     if (c.raw) continue;  // the definition says it all, keys included
     sql += c.nullable && !c.primary ? " NULL" : " NOT NULL";
     if (c.auto_increment) sql += " AUTO_INCREMENT";
-    if (c.primary) primary.push_back(Quote(c.name));
-    else if (c.indexed) keys += ", KEY (" + Quote(c.name) + ")";
+    if (c.primary) primary.push_back(QuotedName(c.name));
+    else if (c.indexed) keys += ", KEY (" + QuotedName(c.name) + ")";
   }
   if (!primary.empty()) {
     sql += ", PRIMARY KEY (";
@@ -99,13 +94,13 @@ std::vector<std::string> TemporaryTwinSql(const Schema& schema) {
   for (const Table& t : schema.tables()) {
     if (!t.temporary || t.view) continue;
     const std::string db = t.database.empty() ? schema.databases().front() : t.database;
-    const std::string table = Quote(db) + "." + Quote(t.name), scratch = Quote(db) + ".`gauntlet_twin`";
+    const std::string table = QuotedName(db) + "." + QuotedName(t.name), scratch = QuotedName(db) + ".`gauntlet_twin`";
     std::string cols;
     for (const Column& c : t.columns) {
       std::string type = c.type;
       for (char& ch : type) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
       if (type.find(" AS (") != std::string::npos || type.find("GENERATED ALWAYS") != std::string::npos) continue;
-      cols += (cols.empty() ? "" : ", ") + Quote(c.name);
+      cols += (cols.empty() ? "" : ", ") + QuotedName(c.name);
     }
     std::string create = CreateTableSql(t, db);
     create.replace(0, std::string("CREATE TABLE").size(), "CREATE TEMPORARY TABLE");
@@ -128,8 +123,8 @@ LoadStats LoadSchema(Connection& connection, const Schema& schema, const LoadOpt
   // A load starts from empty databases: tables left by an earlier run would
   // otherwise be drawn by `_table` too.
   for (const std::string& db : schema.databases()) {
-    Run(connection, "DROP DATABASE IF EXISTS " + Quote(db), "dropping database " + db);
-    Run(connection, "CREATE DATABASE " + Quote(db), "creating database " + db);
+    Run(connection, "DROP DATABASE IF EXISTS " + QuotedName(db), "dropping database " + db);
+    Run(connection, "CREATE DATABASE " + QuotedName(db), "creating database " + db);
   }
   constexpr size_t kBatchRows = 1000;
   constexpr size_t kBatchBytes = 1 << 20;
@@ -161,9 +156,9 @@ LoadStats LoadSchema(Connection& connection, const Schema& schema, const LoadOpt
       GeneratorOptions o;
       o.seed = DeriveSeed(seed, t * 1000 + c);
       columns.push_back(std::make_unique<Generator>(grammar, schema, o));
-      names += (c ? ", " : "") + Quote(col.name);
+      names += (c ? ", " : "") + QuotedName(col.name);
     }
-    const std::string head = "INSERT IGNORE INTO " + Quote(db) + "." + Quote(table.name) + " (" + names + ") VALUES ";
+    const std::string head = "INSERT IGNORE INTO " + QuotedName(db) + "." + QuotedName(table.name) + " (" + names + ") VALUES ";
     std::string sql = head;
     size_t in_batch = 0;
     for (uint64_t r = 0; r < table.rows && !stats.cancelled; ++r) {
@@ -198,9 +193,9 @@ LoadStats LoadSchema(Connection& connection, const Schema& schema, const LoadOpt
       algorithm = definition.substr(0, space) + " ";
       definition = space == std::string::npos ? "" : definition.substr(space + 1);
     }
-    const std::string create = "CREATE " + algorithm + "VIEW " + Quote(db) + "." + Quote(view.name) + " " + definition;
+    const std::string create = "CREATE " + algorithm + "VIEW " + QuotedName(db) + "." + QuotedName(view.name) + " " + definition;
     // The definition names its tables without their database.
-    std::string error = Try(connection, "USE " + Quote(db), "using database " + db);
+    std::string error = Try(connection, "USE " + QuotedName(db), "using database " + db);
     if (error.empty()) error = Try(connection, create, "creating view " + db + "." + view.name);
     if (!error.empty()) {
       refused(error, create);

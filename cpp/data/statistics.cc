@@ -2,28 +2,18 @@
 
 #include <chrono>
 
+#include "exec/sql_quote.h"
+
 namespace gauntlet {
 namespace {
 
 // Every page of any table Gauntlet loads (InnoDB caps it at 2^32-1).
 constexpr const char* kSampleEverything = "4294967295";
 
-std::string Quoted(const std::string& name) {
-  std::string q = "`";
-  for (char c : name) q += c == '`' ? std::string("``") : std::string(1, c);
-  return q + "`";
-}
-
-std::string Literal(const std::string& text) {
-  std::string q = "'";
-  for (char c : text) q += c == '\'' ? std::string("''") : c == '\\' ? std::string("\\\\") : std::string(1, c);
-  return q + "'";
-}
-
 // A value for SET: a number as it is, anything else quoted.
 std::string Value(const std::string& text) {
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) return text;
-  return Literal(text);
+  return QuotedString(text);
 }
 
 }  // namespace
@@ -52,14 +42,14 @@ SettledStatistics SettleStatistics(Connection& connection, const std::vector<std
   const auto start = std::chrono::steady_clock::now();
   SettledStatistics s;
   std::string in;
-  for (const std::string& d : databases) in += (in.empty() ? "" : ", ") + Literal(d);
+  for (const std::string& d : databases) in += (in.empty() ? "" : ", ") + QuotedString(d);
   const std::string where = "TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA IN (" + (in.empty() ? "''" : in) + ")";
   ResultSet tables;
   connection.Execute("SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE " + where +
                          " ORDER BY TABLE_SCHEMA, TABLE_NAME",
                      &tables);
   for (const auto& row : tables.rows) {
-    const std::string name = Quoted(row[0].value_or("")) + "." + Quoted(row[1].value_or(""));
+    const std::string name = QuotedName(row[0].value_or("")) + "." + QuotedName(row[1].value_or(""));
     // PERSISTENT FOR ALL: MariaDB's engine-independent statistics too; plain ANALYZE elsewhere.
     Outcome o = connection.Execute("ANALYZE TABLE " + name + " PERSISTENT FOR ALL");
     if (!o.ok()) o = connection.Execute("ANALYZE TABLE " + name);

@@ -133,16 +133,29 @@ void FindingLog::WriteRootCauses() {
 
 namespace {
 
-// The smallest query that still failed, as statements to run by hand on the
-// run's data: the follow-ups' setup, then both sides of the relation.
+// The smallest query that still failed, as statements to run by hand: the
+// data it read when the oracle took a snapshot (then it runs alone in an
+// empty database), the session's settings, the follow-ups' setup, then both
+// sides of the relation.
 void WriteMinimal(const std::filesystem::path& dir, const Finding& f, std::ostream& readme) {
   const json& m = f.minimal;
+  const json data = m.value("data", json::object());
+  const bool alone = data.contains("statements");
   readme << "\nThe smallest form of the query that still failed (" << m.value("steps", 0) << " steps, "
-         << m.value("checks", 0) << " checks on the live server), in minimal.sql:\n  " << m.value("sql", "") << "\n";
+         << m.value("checks", 0) << " checks on the live server), in minimal.sql:\n  " << m.value("sql", "") << "\n"
+         << (alone ? "minimal.sql runs alone in an empty database, its data included: mariadb test < minimal.sql\n"
+                   : "minimal.sql needs the run's data at the time: " + data.value("missing", "no snapshot") + "\n");
   std::ofstream sql(dir / "minimal.sql");
-  sql << "-- " << f.kind << ": the smallest form of the query whose relation still failed, on the run's data\n"
-      << "-- at the time (statements.sql has the session's last statements; other sessions may have written)\n"
-      << "-- " << f.evidence.value("what", "") << "; compare the two results\n";
+  sql << "-- " << f.kind << ": the smallest form of the query whose relation still failed\n";
+  if (alone) {
+    sql << "-- with the data it read (" << data.value("tables", 0) << " tables, " << data.value("views", 0)
+        << " views, " << data.value("rows", 0) << " rows): run it in an empty database\n";
+  } else {
+    sql << "-- on the run's data at the time (statements.sql has the session's last statements; other sessions\n"
+        << "-- may have written); no data here: " << data.value("missing", "no snapshot") << "\n";
+  }
+  sql << "-- " << f.evidence.value("what", "") << "; compare the two results\n";
+  for (const auto& s : data.value("statements", json::array())) sql << s.get<std::string>() << ";\n";
   for (const std::string& s : f.settings) sql << s << ";\n";
   for (const char* setup : {"side_setup", "setup"})
     for (const auto& s : m.value(setup, json::array())) sql << s.get<std::string>() << ";\n";

@@ -8,6 +8,7 @@
 
 #include "exec/error_table.h"
 #include "generate/query_builder.h"
+#include "oracle/data_snapshot.h"
 #include "oracle/determinism.h"
 #include "oracle/minimise.h"
 #include "oracle/transforms.h"
@@ -171,6 +172,11 @@ Verdict RelationOracle::Check(const Observation& o) {
       f.minimal = MinimalFinding(std::string(o.sql), [&](const std::string& sql, nlohmann::json* failure) {
         return FailsAlike(o, sql, c.kind, limit, failure);
       }, budget_);
+      // What the minimal query reads, for running it alone.
+      f.minimal["data"] = SnapshotData(f.minimal.value("sql", std::string(o.sql)),
+                                       [&](const std::string& sql, ResultSet* rows) {
+                                         return session.Execute(0, sql, rows, limit);
+                                       }).ToJson();
     }
     return Verdict::Fired(std::move(f));
   }

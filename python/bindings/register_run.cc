@@ -13,6 +13,7 @@
 #include "generate/perl_runtime.h"
 #include "oracle/determinism.h"
 #include "oracle/registry.h"
+#include "oracle/data_snapshot.h"
 #include "oracle/root_cause_key.h"
 #include "server/crash_log.h"
 #include "oracle/sql_shape.h"
@@ -408,6 +409,19 @@ void RegisterRunResults(py::module_& m) {
       .def_readonly("note", &KnownBug::note)
       .def("__repr__", [](const KnownBug& k) { return "KnownBug(" + k.pattern + " ## " + k.note + ")"; });
   m.def("load_known_bugs", &LoadKnownBugs, py::arg("path"));
+  m.def("snapshot_data", [](Connection& c, const std::string& sql, int max_rows) {
+    SnapshotLimits limits;
+    limits.max_rows = max_rows;
+    DataSnapshot snapshot;
+    {
+      py::gil_scoped_release release;
+      snapshot = SnapshotData(sql, [&](const std::string& statement, ResultSet* rows) {
+        return c.Execute(statement, rows);
+      }, limits);
+    }
+    return ToPython(snapshot.ToJson());
+  }, py::arg("connection"), py::arg("sql"), py::arg("max_rows") = SnapshotLimits().max_rows,
+        "The statements that recreate what `sql` reads in the connection's database (oracle/data_snapshot.h).");
   m.def("root_cause_key", [](const py::dict& finding) { return RootCauseKey(FromPython(finding)); },
         py::arg("finding"), "The key that groups a finding (a finding.json dict) with others of its likely cause.");
   py::class_<RootCauses>(m, "RootCauses", "Findings grouped by root cause (root_causes.json's shape).")

@@ -4,6 +4,7 @@ smallest form with both sides of the relation, which still show the wrong result
 
 import collections
 import json
+import subprocess
 
 import gauntlet
 from conftest import two_targets
@@ -35,6 +36,14 @@ def test_a_wrong_result_is_minimised_on_the_live_server_and_still_fails_by_hand(
         assert m["sql"] in (folder / "README.txt").read_text()
         c = server.connect(database="test")
         assert _rows(c, m["left"]) != _rows(c, m["right"])
+        # It runs alone too: the data it read came with it, and in an empty database the sides still disagree.
+        assert m["data"]["tables"] == 2 and m["data"]["rows"] >= 2, m["data"]
+        assert "runs alone in an empty database" in (folder / "README.txt").read_text()
+        server.connect().query("CREATE DATABASE alone")
+        subprocess.run(["mariadb", "--no-defaults", "-uroot", f"--socket={server.socket}", "alone"],
+                       input=(folder / "minimal.sql").read_text(), text=True, check=True, capture_output=True)
+        alone = server.connect(database="alone")
+        assert _rows(alone, m["left"]) != _rows(alone, m["right"])
         # The summary counts the work: one finding minimised, its checks and time.
         counted = r.summary()["oracles"]["tlp"]["minimised"]
         assert counted["findings"] == 1 and counted["checks"] == m["checks"] and counted["exhausted"] == 0

@@ -138,11 +138,13 @@ namespace {
 // empty database), the session's settings, the follow-ups' setup, then both
 // sides of the relation.
 void WriteMinimal(const std::filesystem::path& dir, const Finding& f, std::ostream& readme) {
-  const json& m = f.minimal;
-  const json data = m.value("data", json::object());
+  // When no smaller form failed, the query is its own minimal form, with the finding's two sides.
+  const json& m = f.minimal.contains("left") ? f.minimal : f.evidence;
+  const json data = f.minimal.value("data", json::object());
   const bool alone = data.contains("statements");
-  readme << "\nThe smallest form of the query that still failed (" << m.value("steps", 0) << " steps, "
-         << m.value("checks", 0) << " checks on the live server), in minimal.sql:\n  " << m.value("sql", "") << "\n"
+  readme << "\nThe smallest form of the query that still failed (" << f.minimal.value("steps", 0) << " steps, "
+         << f.minimal.value("checks", 0) << " checks on the live server), in minimal.sql:\n  "
+         << f.minimal.value("sql", f.statement) << "\n"
          << (alone ? "minimal.sql runs alone in an empty database, its data included: mariadb test < minimal.sql\n"
                    : "minimal.sql needs the run's data at the time: " + data.value("missing", "no snapshot") + "\n");
   std::ofstream sql(dir / "minimal.sql");
@@ -189,7 +191,7 @@ void FindingLog::Write(const Finding& f) {
             "statements, then this one. A run with --statement-log replays whole: gauntlet replay OUT.\n";
   if (!f.key.is_null())
     readme << "The query again from the grammar: Generator.replay(key) with key " << Dump(f.key) << "\n";
-  if (f.minimal.contains("left")) WriteMinimal(dir, f, readme);
+  if (f.minimal.contains("left") || f.minimal.contains("data")) WriteMinimal(dir, f, readme);
   std::ofstream sql(dir / "statements.sql");
   sql << "-- " << f.kind << ": " << f.signature << "\n-- session " << f.thread << ": " << f.preceding.size()
       << " statements before the one that found it, then that one\n";

@@ -357,12 +357,17 @@ def _add_triage(sub) -> None:
                                    "likely cause, most frequent first, each with its smallest reproducer.")
     t.add_argument("dirs", nargs="+", metavar="DIR", help="a run folder, or a folder holding run folders")
     t.add_argument("--json", action="store_true", help="print root_causes.json's shape instead of text")
+    t.add_argument("--verify", metavar="WORK", help="run each cause's minimal query, with the data it read, "
+                                                    "through mariadb-test-run on the run's server binary "
+                                                    "(test cases and mtr.log kept in WORK)")
     t.set_defaults(func=_triage)
 
 
 def _triage(args: argparse.Namespace) -> int:
     from ..results import triage
     result = triage(args.dirs)
+    if args.verify:
+        result.verify(args.verify)
     print(json.dumps(result.to_json(), indent=2) if args.json else result.table())
     return 0
 

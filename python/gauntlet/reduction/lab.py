@@ -30,6 +30,13 @@ _MTR_OVERRIDES = ("default_storage_engine", "character_set_server", "collation_s
                   "aria_pagecache_buffer_size", "innodb_buffer_pool_size")
 
 
+def mtr_overrides(conn) -> List[str]:
+    """The server's values of the variables mariadb-test-run sets otherwise, as ``.opt`` options
+    (``NAME=VALUE``), so that a test case runs on the server the finding ran on."""
+    _, _, rows = conn.execute("SELECT " + ", ".join(f"@@global.{v}" for v in _MTR_OVERRIDES))
+    return [f"{v}={value}" for v, value in zip(_MTR_OVERRIDES, rows[0])]
+
+
 def matches(wanted: dict, found: dict, target: Optional[Step], any_crash: bool) -> bool:
     if wanted["kind"] in ("crash", "shutdown"):
         return found["kind"] == "crash" and (any_crash or same_crash(found["signature"], wanted["signature"]))
@@ -209,8 +216,7 @@ class Lab:
         conn = _core.Connection.open(params)
         _, _, rows = conn.execute("SELECT @@character_set_client, @@collation_connection, VERSION()")
         charset, version = list(rows[0][:2]), rows[0][2]
-        _, _, rows = conn.execute("SELECT " + ", ".join(f"@@global.{v}" for v in _MTR_OVERRIDES))
-        overrides = [f"{v}={value}" for v, value in zip(_MTR_OVERRIDES, rows[0])]
+        overrides = mtr_overrides(conn)
         for sql in case.session_setup:
             note(conn, sql)
         del conn

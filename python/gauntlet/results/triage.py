@@ -65,6 +65,20 @@ class Triage:
         """The causes, most frequent first (dicts, as root_causes.json has them)."""
         return self._record["root_causes"]
 
+    def verify(self, work: PathLike) -> dict:
+        """Runs each relation cause's minimal query, with the data it read, through Debian's
+        mariadb-test-run on the run's server binary (test cases kept in ``work``), and adds to each
+        cause ``verified``: {"verified": bool, "why": str, "test": the .test file}. Crash causes are
+        left to ``gauntlet reduce``. Returns the counts: {"verified": n, "checked": n}."""
+        from ..reduction.minimal_check import verify_minimal
+        causes = [c for c in self.root_causes if c["minimal"]]
+        findings = [read_json(pathlib.Path(c["minimal"]["finding"]) / "finding.json", "finding") for c in causes]
+        for cause, verdict in zip(causes, verify_minimal(findings, pathlib.Path(work))):
+            cause["verified"] = verdict
+        counts = {"verified": sum(c["verified"]["verified"] for c in causes), "checked": len(causes)}
+        self._record["verified"] = counts
+        return counts
+
     def to_json(self) -> dict:
         """The shape of OUT/root_causes.json: {"format": 1, "root_causes": [...]}."""
         return self._record
@@ -82,6 +96,10 @@ class Triage:
         """The causes as text, each with its smallest reproducer (what `gauntlet triage` prints)."""
         lines = [f"{len(self.root_causes)} root causes of {self.findings} findings in "
                  f"{len(self.folders)} run folder{'s' if len(self.folders) != 1 else ''}"]
+        if "verified" in self._record:
+            v = self._record["verified"]
+            lines.append(f"mariadb-test-run showed the wrong result of {v['verified']} of {v['checked']} minimal "
+                         "queries, each run alone with the data it read")
         for n, c in enumerate(self.root_causes, 1):
             lines.append("")
             lines.append(f"{n}. {c['kind']} x{c['count']} ({len(c['findings'])} finding"
@@ -92,6 +110,9 @@ class Triage:
                 if m.get("right"):
                     lines.append(f"   against: {_short(m['right'], statement_chars)}")
                 lines.append(f"   in {m['finding']}")
+                if "verified" in c:
+                    v = c["verified"]
+                    lines.append(f"   {'REPRODUCED' if v['verified'] else 'not reproduced'}: {v['why']}")
             else:
                 lines.append(f"   statement: {_short(c['statement'], statement_chars)}")
                 lines.append(f"   in {c['findings'][0]}")

@@ -85,16 +85,32 @@ class Snapshotter {
     if (!run_("SELECT DATABASE()", &db).ok() || db.rows.empty() || !db.rows[0][0])
       return Missing("the session has no current database");
     db_ = *db.rows[0][0];
+    // Definitions read as any client reads them (not in ANSI_QUOTES, say) and rows sent in utf8mb4,
+    // whatever the session set; its own settings back after.
+    ResultSet session;
+    if (!run_("SELECT @@SESSION.sql_mode, @@SESSION.sql_quote_show_create, @@SESSION.character_set_results, "
+              "@@SESSION.character_set_client, @@SESSION.collation_connection",
+              &session).ok() ||
+        session.rows.empty() || !session.rows[0][0] || !session.rows[0][1] || !session.rows[0][3] ||
+        !session.rows[0][4] ||
+        !run_("SET SESSION sql_mode = '', sql_quote_show_create = 1, character_set_results = utf8mb4", nullptr).ok())
+      return Missing("the session's sql_mode and character set could not be set aside");
+    const auto& was = session.rows[0];
     Add(sql, 0);
+    run_("SET SESSION sql_mode = " + QuotedString(*was[0]) + ", sql_quote_show_create = " + *was[1] +
+             ", character_set_results = " + (was[2] ? QuotedString(*was[2]) : "NULL"),
+         nullptr);
     if (!out_.missing.empty()) return Missing(out_.missing);
     if (!out_.statements.empty()) {
-      // As stored: no AUTO_INCREMENT renumbering of a 0, no checks of values or references it already passed.
+      // Literals in utf8mb4, as read; rows as stored: no AUTO_INCREMENT renumbering of a 0, no checks
+      // of values or references they already passed. Then the session's character set for the query.
       out_.statements.insert(out_.statements.begin(),
-                             "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO', foreign_key_checks = 0, "
-                             "check_constraint_checks = 0");
+                             {"SET NAMES utf8mb4", "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO', "
+                                                   "foreign_key_checks = 0, check_constraint_checks = 0"});
       out_.statements.push_back("SET SESSION sql_mode = DEFAULT, foreign_key_checks = DEFAULT, "
                                 "check_constraint_checks = DEFAULT");
     }
+    out_.statements.push_back("SET NAMES " + QuotedString(*was[3]) + " COLLATE " + QuotedString(*was[4]));
     return out_;
   }
 
@@ -157,7 +173,8 @@ class Snapshotter {
       if (col.size() < 7 || !col[0] || !col[1]) continue;
       if (col[6] && Lower(*col[6]).find("generated") != std::string::npos) continue;  // the server computes it
       names += (names.empty() ? "" : ", ") + QuotedName(*col[0]);
-      literals += (literals.empty() ? "" : ", ") + LiteralOf(*col[0], *col[1]);
+      // In one character set, whatever each column's, for CONCAT_WS.
+      literals += (literals.empty() ? "" : ", ") + ("CONVERT(" + LiteralOf(*col[0], *col[1]) + " USING utf8mb4)");
     }
     if (names.empty()) return;
     const int room = limits_.max_rows - out_.rows;

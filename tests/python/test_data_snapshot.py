@@ -11,12 +11,12 @@ TYPES = """CREATE TABLE every (
   id INT PRIMARY KEY AUTO_INCREMENT, bits BIT(5), f FLOAT, d DOUBLE, m DECIMAL(30, 10), b VARBINARY(8),
   bl BLOB, g GEOMETRY, ts TIMESTAMP(6) NULL, tz TIMESTAMP NULL, e ENUM('a', 'b'), s SET('x', 'y'), j JSON,
   i6 INET6, t TEXT, l1 VARCHAR(10) CHARACTER SET latin1, dt DATETIME(3), tm TIME, y YEAR,
-  gen INT AS (id * 2) VIRTUAL, hidden INT INVISIBLE, u BIGINT UNSIGNED)"""
+  gen INT AS (id * 2) VIRTUAL, hidden INT INVISIBLE, u BIGINT UNSIGNED, a7 VARCHAR(5) CHARACTER SET ascii)"""
 ROWS = [
-    "INSERT INTO every (id, bits, f, d, m, b, bl, g, ts, tz, e, s, j, i6, t, l1, dt, tm, y, hidden, u) VALUES "
+    "INSERT INTO every (id, bits, f, d, m, b, bl, g, ts, tz, e, s, j, i6, t, l1, dt, tm, y, hidden, u, a7) VALUES "
     "(0, b'10101', 3.4028234e38, 0.1, -12345678901234567890.0123456789, X'00FF27', X'5C00', ST_GeomFromText('POINT(1 2)'),"
     " '2024-03-10 02:30:00.123456', '0000-00-00 00:00:00', '', 'x,y', '{\"k\": [1, \"\\\\u00e9\"]}', '::1',"
-    " 'it''s \\\\ a \\0 test; ok', 'caf\u00e9', '2024-02-29 23:59:59.999', '-838:59:59', 2155, 7, 18446744073709551615)",
+    " 'it''s \\\\ a \\0 test; ok', 'caf\u00e9', '2024-02-29 23:59:59.999', '-838:59:59', 2155, 7, 18446744073709551615, 'a''b')",
     "INSERT INTO every (f, d) VALUES (1.17549435e-38, -1.7976931348623157e308), (NULL, NULL)",
 ]
 
@@ -40,12 +40,15 @@ def test_every_kind_of_column_comes_back_as_it_was_stored(server):
                 "CREATE TABLE other (k INT, v VARCHAR(3))", "INSERT INTO other VALUES (1, 'a'), (2, NULL)",
                 "CREATE VIEW vo AS SELECT k, v FROM other WHERE k > 0",
                 "CREATE TEMPORARY TABLE tmp (z INT)", "INSERT INTO tmp VALUES (5)"]:
-        c.execute(sql, False)
+        assert not c.execute(sql, False)[0].get("error_code"), sql
     query = "SELECT every.id, vo.v, `tmp`.z FROM every JOIN vo ON every.id < vo.k, src.tmp WHERE every.f > 0"
+    # A session's sql_mode does not change how the definitions read, and is its own again after.
+    c.execute("SET SESSION sql_mode = 'ANSI_QUOTES'", False)
     snap = _core.snapshot_data(c, query)
+    assert c.execute("SELECT @@sql_mode")[2] == [("ANSI_QUOTES",)]
     assert snap["tables"] == 3 and snap["views"] == 1 and snap["rows"] == 3 + 2 + 1, snap
     text = ";\n".join(snap["statements"])
-    assert "CREATE TEMPORARY TABLE `tmp`" in text and "DEFINER" not in text and "`src`." not in text, text
+    assert "CREATE TEMPORARY TABLE `tmp`" in text and '"' not in text.split("VALUES")[0] and "DEFINER" not in text and "`src`." not in text, text
     assert text.index("CREATE TABLE `other`") < text.index("VIEW `vo`")  # what a view reads comes first
     # The same data in another database, through the statements alone, on a connection of its own.
     server.connect().query("CREATE DATABASE copy")
@@ -55,7 +58,7 @@ def test_every_kind_of_column_comes_back_as_it_was_stored(server):
         assert not outcome.get("error_code"), (sql, outcome)
     # Every stored value, as exact as the server can show it: FLOAT through DOUBLE, the rest as bytes.
     exact = ("SELECT id, HEX(bits), CAST(f AS DOUBLE), d, m, HEX(b), HEX(bl), ST_AsText(g), ts, tz, e, s, j, i6,"
-             " HEX(t), HEX(l1), dt, tm, y, gen, hidden, u FROM {} ORDER BY id")
+             " HEX(t), HEX(l1), dt, tm, y, gen, hidden, u, a7 FROM {} ORDER BY id")
     stored = c.execute(exact.format("every"))[2]
     assert len(stored) == 3 and stored == d.execute(exact.format("every"))[2]
     assert c.execute("SELECT * FROM vo ORDER BY k")[2] == d.execute("SELECT * FROM vo ORDER BY k")[2]
@@ -72,8 +75,10 @@ def test_too_much_data_or_a_sequence_gives_no_snapshot_and_says_why(server):
         "missing": "the query reads more than 49 rows"}
     assert _core.snapshot_data(c, "SELECT seq FROM big", max_rows=50)["rows"] == 50
     assert _core.snapshot_data(c, "SELECT * FROM sq") == {"missing": "the query reads sequence `sq`"}
-    # A query of no table needs no data.
-    assert _core.snapshot_data(c, "SELECT 1 + 1 AS two") == {"statements": [], "tables": 0, "views": 0, "rows": 0}
+    # A query of no table needs no data, only the session's character set for its literals.
+    c.execute("SET NAMES latin1 COLLATE latin1_german2_ci", False)
+    assert _core.snapshot_data(c, "SELECT 'a' = 'A' AS same") == {
+        "statements": ["SET NAMES 'latin1' COLLATE 'latin1_german2_ci'"], "tables": 0, "views": 0, "rows": 0}
 
 
 def _params(server, db):

@@ -291,7 +291,10 @@ def _relation_check(ev: dict, finding: dict, target: str):
     for path in files[1:]:
         lines += [f"--let $gauntlet_same= `SELECT LOAD_FILE('{files[0]}') <=> LOAD_FILE('{path}')`",
                   "if (!$gauntlet_same)", "{",
-                  f"  --echo # {message}", f"  --diff_files {files[0]} {path}", f"  --die {message}", "}"]
+                  # The head of the difference (--diff_files would end the test before --die
+                  # when the files differ, and snip a long difference with the message in it).
+                  f"  --echo # {message}", "  --enable_result_log",
+                  f"  --exec diff -a -u {files[0]} {path} | head -n 40 || true", f"  --die {message}", "}"]
     lines.append(f"--echo # relation {relation} holds: {what}")
     result.append(f"# relation {relation} holds: {what}")
     for path in files:

@@ -20,18 +20,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// A name token's text without its backticks.
-std::string NameText(const SqlShape& shape, const SqlToken& t) {
-  std::string text(shape.text(t));
-  if (t.kind != SqlToken::kQuotedName) return text;
-  std::string name;
-  for (size_t i = 1; i + 1 < text.size(); ++i) {
-    name += text[i];
-    if (text[i] == '`' && text[i + 1] == '`') ++i;
-  }
-  return name;
-}
-
 // The words of `sql` that may name a table or view of database `db`: not
 // calls, not columns or tables of another qualifier (`x`.`y` counts when x is
 // `db`).
@@ -44,8 +32,8 @@ std::vector<std::string> CandidateNames(const std::string& sql, const std::strin
   for (size_t i = 0; i < tokens.size() && names.size() < kMaxNames; ++i) {
     const SqlToken& t = tokens[i];
     if ((t.kind != SqlToken::kWord && t.kind != SqlToken::kQuotedName) || shape.IsCall(i)) continue;
-    if (i > 0 && is_dot(i - 1) && (i < 2 || NameText(shape, tokens[i - 2]) != db)) continue;
-    std::string name = NameText(shape, t);
+    if (i > 0 && is_dot(i - 1) && (i < 2 || shape.Name(tokens[i - 2]) != db)) continue;
+    std::string name = shape.Name(t);
     if (seen.insert(name).second) names.push_back(name);
   }
   return names;
@@ -103,14 +91,17 @@ class Snapshotter {
     if (!out_.missing.empty()) return Missing(out_.missing);
     if (!out_.statements.empty()) {
       // Literals in utf8mb4, as read; rows as stored: no AUTO_INCREMENT renumbering of a 0, no checks
-      // of values or references they already passed. Then the session's character set for the query.
+      // of values or references they already passed. Then the session's character sets for the query.
       out_.statements.insert(out_.statements.begin(),
                              {"SET NAMES utf8mb4", "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO', "
                                                    "foreign_key_checks = 0, check_constraint_checks = 0"});
       out_.statements.push_back("SET SESSION sql_mode = DEFAULT, foreign_key_checks = DEFAULT, "
                                 "check_constraint_checks = DEFAULT");
     }
-    out_.statements.push_back("SET NAMES " + QuotedString(*was[3]) + " COLLATE " + QuotedString(*was[4]));
+    // Each part of it: a session may have set them apart (utf8mb4 sent, compared as latin1).
+    out_.statements.push_back("SET SESSION character_set_client = " + QuotedString(*was[3]) +
+                              ", collation_connection = " + QuotedString(*was[4]) +
+                              ", character_set_results = " + (was[2] ? QuotedString(*was[2]) : "NULL"));
     return out_;
   }
 

@@ -1,5 +1,6 @@
 #include "oracle/root_cause_key.h"
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -68,6 +69,32 @@ bool TrivialCondition(const SqlShape& s) {
   return (one(s.where) && !s.having.present()) || (one(s.having) && !s.where.present()) || (one(s.where) && one(s.having));
 }
 
+// The query reads a FLOAT column, by the definitions of the data its minimal
+// form came with (oracle/data_snapshot.h): a FLOAT is sent with 6 digits but
+// kept with more where a value is materialized or converted (docs/findings.md
+// item 5b), whatever function carries it.
+bool ReadsFloatColumn(const SqlShape& shape, const nlohmann::json& minimal) {
+  static const std::regex kFloatColumn(R"(^\s*`((?:[^`]|``)+)` float\b)", std::regex::icase);
+  std::set<std::string> floats;
+  if (!minimal.is_object() || !minimal.contains("data") || !minimal["data"].is_object()) return false;
+  for (const auto& statement : minimal["data"].value("statements", nlohmann::json::array())) {
+    const std::string& text = statement.get_ref<const std::string&>();
+    if (text.rfind("CREATE", 0) != 0) continue;
+    for (size_t begin = 0, end; begin < text.size(); begin = end + 1) {
+      end = std::min(text.find('\n', begin), text.size());
+      std::smatch m;
+      const std::string line = text.substr(begin, end - begin);
+      if (!std::regex_search(line, m, kFloatColumn)) continue;
+      std::string name = m[1].str();
+      for (size_t at = 0; (at = name.find("``", at)) != std::string::npos; ++at) name.erase(at, 1);
+      floats.insert(name);
+    }
+  }
+  for (const SqlToken& t : shape.tokens())
+    if ((t.kind == SqlToken::kWord || t.kind == SqlToken::kQuotedName) && floats.count(shape.Name(t))) return true;
+  return false;
+}
+
 std::string WrongResultKey(const nlohmann::json& f) {
   const nlohmann::json& minimal = f.contains("minimal") ? f["minimal"] : nlohmann::json();
   const std::string sql = minimal.is_object() ? minimal.value("sql", f.value("statement", ""))
@@ -84,11 +111,14 @@ std::string WrongResultKey(const nlohmann::json& f) {
   }
   // A family says more than any other call beside it: the rest is usually
   // where a value came from. Of two, the one a value goes through last.
-  for (const char* family : {"rounding", "JSON building", "temporal"})
-    if (calls.count(family)) {
-      calls = {family};
+  bool family = false;
+  for (const char* name : {"rounding", "JSON building", "temporal"})
+    if (calls.count(name)) {
+      calls = {name};
+      family = true;
       break;
     }
+  if (!family && ReadsFloatColumn(SqlShape(sql), minimal)) calls = {"FLOAT column"};
   const std::set<std::string>& kept = calls.empty() ? operators : calls;
   // TLP and NoREC both check how a WHERE is evaluated: one cause shows in
   // both. But TLP on a condition of 1 compares the query with itself through

@@ -104,6 +104,17 @@ SqlShape::SqlShape(std::string_view sql) : sql_(sql) {
   FindClauses();
 }
 
+std::string SqlShape::Name(const SqlToken& t) const {
+  const std::string_view quoted = text(t);
+  if (t.kind != SqlToken::kQuotedName) return std::string(quoted);
+  std::string name;
+  for (size_t i = 1; i + 1 < quoted.size(); ++i) {
+    name += quoted[i];
+    if (quoted[i] == '`' && quoted[i + 1] == '`') ++i;
+  }
+  return name;
+}
+
 bool SqlShape::Is(size_t i, std::string_view w) const {
   return i < tokens_.size() && tokens_[i].kind == SqlToken::kWord && Eq(text(tokens_[i]), w);
 }

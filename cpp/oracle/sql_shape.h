@@ -36,6 +36,8 @@ class SqlShape {
   const std::vector<SqlToken>& tokens() const { return tokens_; }
   std::string_view text(const SqlToken& t) const { return sql_.substr(t.begin, t.end - t.begin); }
   std::string_view text(const SqlSpan& s) const { return sql_.substr(s.begin, s.end - s.begin); }
+  // A word's or quoted name's text as the server reads the name (`a``b` is a`b).
+  std::string Name(const SqlToken& t) const;
   // Token i is the word `w` (case-insensitive).
   bool Is(size_t i, std::string_view w) const;
   // Token i is a word followed by '(': a function call (or a keyword like IN).

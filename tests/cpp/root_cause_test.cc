@@ -65,6 +65,32 @@ TEST(RootCauseKey, TwoShapesOfOneCauseShareAKeyAndAnotherCauseDoesNot) {
   EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "m", "SELECT AVG(a), LENGTH(b) FROM t")), "metamorphic: AVG LENGTH");
 }
 
+// A finding whose minimal query came with its data: the CREATE TABLE says
+// which columns are FLOAT.
+json WithData(json f, const std::string& create) {
+  f["minimal"]["data"] = {{"statements", {"SET NAMES utf8mb4", create, "INSERT INTO `t2` VALUES (1)"}}};
+  return f;
+}
+
+TEST(RootCauseKey, AFloatColumnConvertedByAnyFunctionIsOneFamily) {
+  const std::string t2 = "CREATE TABLE `t2` (\n  `c1_float` float DEFAULT NULL,\n  `c2` double DEFAULT NULL\n)";
+  const std::string a = RootCauseKey(WithData(
+      WrongResult("tlp", "tlp [truncated]: x", "SELECT REVERSE(`c1_float`) FROM t2 WHERE 1", "SELECT REVERSE(`c1_float`) FROM t2 WHERE 1"), t2));
+  const std::string b = RootCauseKey(WithData(
+      WrongResult("metamorphic", "transform:view [truncated]: x", "SELECT CONCAT_WS(',', s1.c1_float, 'x') FROM t2 AS s1",
+                  "SELECT CONCAT_WS(',', s1.c1_float, 'x') FROM t2 AS s1"), t2));
+  EXPECT_EQ(a, "metamorphic [truncated]: FLOAT column");
+  EXPECT_EQ(a, b);
+  // A DOUBLE is no FLOAT; a family still comes first; without data, the functions.
+  EXPECT_EQ(RootCauseKey(WithData(WrongResult("tlp", "tlp: x", "SELECT REVERSE(c2) FROM t2 WHERE 1", "SELECT REVERSE(c2) FROM t2 WHERE 1"), t2)),
+            "metamorphic: REVERSE");
+  EXPECT_EQ(RootCauseKey(WithData(WrongResult("tlp", "tlp: x", "SELECT 1 FROM t2 WHERE DATE(c1_float) > 2", "SELECT 1 FROM t2 WHERE DATE(c1_float) > 2"), t2)),
+            "tlp/norec: temporal");
+  EXPECT_EQ(RootCauseKey(WrongResult("tlp", "tlp [truncated]: x", "SELECT REVERSE(`c1_float`) FROM t2 WHERE 1",
+                                     "SELECT REVERSE(`c1_float`) FROM t2 WHERE 1")),
+            "metamorphic [truncated]: REVERSE");
+}
+
 TEST(RootCauseKey, CrashesThatDifferInAddressesAndArgumentsShareAKey) {
   const std::string a = RootCauseKey(Crash({"__memmove_avx_unaligned_erms", "Item_func_json_extract::read_json(String*, json_value_types*, char**, int*)+0x1a2",
                                             "Item_func_json_extract::val_str(String*)+0x35 [0x55d0c1a2b3c4]",

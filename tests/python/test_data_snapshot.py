@@ -76,9 +76,12 @@ def test_too_much_data_or_a_sequence_gives_no_snapshot_and_says_why(server):
     assert _core.snapshot_data(c, "SELECT seq FROM big", max_rows=50)["rows"] == 50
     assert _core.snapshot_data(c, "SELECT * FROM sq") == {"missing": "the query reads sequence `sq`"}
     # A query of no table needs no data, only the session's character set for its literals.
-    c.execute("SET NAMES latin1 COLLATE latin1_german2_ci", False)
+    c.execute("SET NAMES utf8mb4", False)
+    c.execute("SET collation_connection = latin1_german2_ci, character_set_results = NULL", False)
     assert _core.snapshot_data(c, "SELECT 'a' = 'A' AS same") == {
-        "statements": ["SET NAMES 'latin1' COLLATE 'latin1_german2_ci'"], "tables": 0, "views": 0, "rows": 0}
+        "statements": ["SET SESSION character_set_client = 'utf8mb4', collation_connection = 'latin1_german2_ci', "
+                       "character_set_results = NULL"], "tables": 0, "views": 0, "rows": 0}
+    assert c.execute("SELECT @@character_set_results IS NULL, @@collation_connection")[2] == [("1", "latin1_german2_ci")]
 
 
 def _params(server, db):

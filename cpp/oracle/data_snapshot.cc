@@ -95,6 +95,9 @@ class Snapshotter {
       out_.statements.insert(out_.statements.begin(),
                              {"SET NAMES utf8mb4", "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO', "
                                                    "foreign_key_checks = 0, check_constraint_checks = 0"});
+      // Statistics as a run's load settles them (data/statistics.h), not as InnoDB's background
+      // recalculation happens to leave them: a plan that needs an index is the plan again.
+      if (!analyzed_.empty()) out_.statements.push_back("ANALYZE TABLE " + analyzed_ + " PERSISTENT FOR ALL");
       out_.statements.push_back("SET SESSION sql_mode = DEFAULT, foreign_key_checks = DEFAULT, "
                                 "check_constraint_checks = DEFAULT");
     }
@@ -133,6 +136,7 @@ class Snapshotter {
       } else {
         out_.statements.push_back(definition);
         ++out_.tables;
+        if (definition.rfind("CREATE TEMPORARY", 0) != 0) analyzed_ += (analyzed_.empty() ? "" : ", ") + QuotedName(name);
         AddRows(name);
       }
     }
@@ -198,6 +202,7 @@ class Snapshotter {
   const SnapshotLimits& limits_;
   std::string db_;
   std::set<std::string> done_;
+  std::string analyzed_;  // the base tables, for ANALYZE TABLE
   int objects_ = 0;
   size_t bytes_ = 0;
   DataSnapshot out_;

@@ -8,7 +8,8 @@
 // and the rows formatted by the server as literals that give the same stored
 // value back (a FLOAT through DOUBLE, BIT as b'..', binary strings and
 // geometry as hex, TIMESTAMP as seconds since the epoch). Generated columns
-// are left to the server. Bounded: a query over more than `max_rows` rows
+// are left to the server; the base tables are analyzed after (persistent
+// statistics, as a run's load leaves them). Bounded: a query over more than `max_rows` rows
 // gets no snapshot, and `missing` says why; so does a name in another
 // database or a sequence.
 #ifndef GAUNTLET_ORACLE_DATA_SNAPSHOT_H_

@@ -50,6 +50,7 @@ def test_every_kind_of_column_comes_back_as_it_was_stored(server):
     text = ";\n".join(snap["statements"])
     assert "CREATE TEMPORARY TABLE `tmp`" in text and '"' not in text.split("VALUES")[0] and "DEFINER" not in text and "`src`." not in text, text
     assert text.index("CREATE TABLE `other`") < text.index("VIEW `vo`")  # what a view reads comes first
+    assert "ANALYZE TABLE `every`, `other` PERSISTENT FOR ALL" in text  # the base tables, as a load settles them
     # The same data in another database, through the statements alone, on a connection of its own.
     server.connect().query("CREATE DATABASE copy")
     d = _core.Connection.open(_params(server, "copy"))

@@ -310,11 +310,13 @@ def _relation_message(finding: dict) -> str:
 
 
 def _into_outfile(sql: str, name: str) -> str:
-    """The query writing its rows to ``name`` (before a trailing locking clause, where INTO goes)."""
+    """The query writing its rows to ``name`` (before a trailing locking clause, where INTO goes), each
+    column converted to utf8mb4 as Gauntlet's sessions receive it (a column's character set is part
+    of the result: the same bytes as latin1 and as binary reach a client as different text)."""
     sql = sql.rstrip().rstrip(";")
     m = re.search(r"\s+(FOR\s+UPDATE|LOCK\s+IN\s+SHARE\s+MODE)(\s+(NOWAIT|SKIP\s+LOCKED|WAIT\s+\d+))?$", sql, re.I)
     at = m.start() if m else len(sql)
-    return f"{sql[:at]} INTO OUTFILE '{name}'{sql[at:]}"
+    return f"{sql[:at]} INTO OUTFILE '{name}' CHARACTER SET utf8mb4{sql[at:]}"
 
 
 def readme(record: dict, finding: dict, sql: str, name: str, version: str) -> str:

@@ -2,6 +2,7 @@
 traceback, never silently accepted, and nothing left running."""
 
 import json
+import shutil
 import time
 
 import gauntlet
@@ -118,6 +119,31 @@ def test_an_earlier_run_is_kept_unless_overwrite(tmp_path):
     second = gauntlet.run(g, queries=5, duration=0, threads=1, out=out, overwrite=True)
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert [e["type"] for e in events].count("start") == 1 and second.summary()["statements"] == 5
+
+
+def test_folders_of_the_users_own_in_out_are_never_removed(tmp_path):
+    """Findings copied into a folder for triage, and a folder named server, are not a run's: --out
+    refuses the folder (exit 2) with or without --overwrite, and every file stays."""
+    g = gauntlet.Grammar.from_string("query: SELECT 1 ;")
+    for mine in ("findings", "rounds"):
+        out = tmp_path / mine
+        (out / mine / "0001-tlp").mkdir(parents=True)
+        (out / mine / "0001-tlp" / "notes.txt").write_text("my triage notes")
+        for overwrite in (False, True):
+            with pytest.raises(gauntlet.InvalidInput, match=f"has {mine}/ but no run's files"):
+                gauntlet.run(g, queries=1, duration=0, threads=1, out=out, overwrite=overwrite)
+        r = gauntlet_cli("run", "--grammar", OPTIMIZER, "--duration", "1", "--out", out, "--overwrite")
+        assert r.returncode == 2 and f"has {mine}/" in r.stderr, r.stderr
+        assert (out / mine / "0001-tlp" / "notes.txt").read_text() == "my triage notes"
+    # Beside an earlier run, --overwrite replaces what that run left, and a server folder only if it is one.
+    out = tmp_path / "server"
+    gauntlet.run(g, queries=1, duration=0, threads=1, out=out)
+    shutil.rmtree(out / "server")  # the run's, in its place a folder of the user's
+    (out / "server").mkdir()
+    (out / "server" / "mine.txt").write_text("mine")
+    with pytest.raises(gauntlet.InvalidInput, match="is not a server folder of an earlier run"):
+        gauntlet.run(g, queries=1, duration=0, threads=1, out=out, overwrite=True)
+    assert (out / "server" / "mine.txt").read_text() == "mine"
 
 
 def test_two_runs_on_one_folder_at_once_are_refused(tmp_path):

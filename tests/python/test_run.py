@@ -77,6 +77,57 @@ def test_dsn_parsing_keeps_the_password_out_of_sight(monkeypatch):
         gauntlet.parse_dsn("mysql://root@localhost/?sock=/tmp/x")
 
 
+SECRET_PARTS = ("Xk9pQ2", "vLm8")
+
+
+@pytest.mark.parametrize("reserved", list(":/?#[]@!$&'()*+,;=%"))
+def test_a_password_with_any_reserved_character_is_read_and_never_shown(reserved, monkeypatch):
+    monkeypatch.delenv("GAUNTLET_PASSWORD", raising=False)
+    monkeypatch.delenv("MYSQL_PWD", raising=False)
+    password = SECRET_PARTS[0] + reserved + SECRET_PARTS[1]
+    p = gauntlet.parse_dsn(f"mysql://qa:{password}@db.example:3307/test")
+    assert (p.user, p.host, p.port, p.database, p.password) == ("qa", "db.example", 3307, "test", password)
+    # Percent-encoded, as in any URL, it reads the same.
+    assert gauntlet.parse_dsn(f"mysql://qa:{password.replace('%', '%25')}@h/t").password == password
+    shown = [str(p), repr(p), gauntlet.server.redact(f"mysql://qa:{password}@h:1/t"),
+             gauntlet.server.without_password(f"mysql://qa:{password}@h:1/t")]
+    for bad in ("port", "99999", "-1"):  # every message about the DSN, however wrong it is
+        for dsn in (f"mysql://qa:{password}@h:{bad}/t", f"mysql://qa:{password}@h/t?sock=1", f"pg://qa:{password}@h"):
+            with pytest.raises(gauntlet.InvalidInput) as e:
+                gauntlet.parse_dsn(dsn)
+            shown.append(str(e.value))
+    target = gauntlet.Target("b", f"mysql://qa:{password}@h:1/t")
+    shown += [repr(target), json.dumps(target.to_dict())]
+    assert not [s for s in shown for part in SECRET_PARTS if part in s], shown
+    assert target.to_dict()["password_from"] == "dsn"
+
+
+def test_replay_logs_in_where_the_run_took_the_password(tmp_path, monkeypatch):
+    """run.json records a DSN target without its password and where the password came from; replay
+    takes it from the environment, and says so when the run had it in the DSN and nothing gives it."""
+    monkeypatch.delenv("GAUNTLET_PASSWORD", raising=False)
+    monkeypatch.delenv("MYSQL_PWD", raising=False)
+    password = "Xk9pQ2/#:@vLm8"
+    with ManagedServer(tmp_path / "server") as server:
+        c = server.connect()
+        c.query(f"CREATE USER qa@localhost IDENTIFIED BY '{password}'")
+        c.query("GRANT ALL ON *.* TO qa@localhost")
+        c.query("CREATE DATABASE IF NOT EXISTS test")
+        dsn = f"mysql://qa:{password}@localhost/test?socket={server.socket}"
+        targets = [{"name": "a", "server": server.dsn}, {"name": "b", "server": dsn}]
+        r = gauntlet.run(Grammar.from_string("query: SELECT 1 ;"), targets=targets, queries=3, duration=0,
+                         threads=1, data="none", statement_log=True, out=tmp_path / "run")
+        assert r.exit_code == 0 and not r.findings, r.table()
+        recorded = (tmp_path / "run" / "run.json").read_text()
+        assert not [part for part in SECRET_PARTS if part in recorded]
+        assert [t.get("password_from") for t in json.loads(recorded)["targets"]] == [None, "dsn"]
+        with pytest.raises(gauntlet.InvalidInput, match="targets: b: the run had the password in the DSN"):
+            gauntlet.replay(tmp_path / "run", out=tmp_path / "refused")
+        monkeypatch.setenv("GAUNTLET_PASSWORD", password)
+        again = gauntlet.replay(tmp_path / "run", out=tmp_path / "replay")
+        assert again.exit_code == 0 and not again.findings and again.summary()["statements"] == 3, again.table()
+
+
 def test_run_against_default_server_writes_results(tmp_path):
     out = tmp_path / "run"
     result = gauntlet.run(REPO / "grammars" / "optimizer.yy", threads=2, duration=4, out=out,

@@ -11,6 +11,8 @@ from .. import _core
 
 
 RUN_FILES = ("summary.json", "events.jsonl", "run.json", "findings.jsonl")
+# Folders a run writes into --out, removed with an earlier run's files and never without them.
+RUN_FOLDERS = ("findings", "rounds")
 
 
 def claim_out(out: pathlib.Path, overwrite: bool):
@@ -44,8 +46,14 @@ def claim_out(out: pathlib.Path, overwrite: bool):
         lock.close()
         raise _core.InvalidInput(f"out: {out} holds an earlier run ({', '.join(earlier)}); choose another "
                                  "folder, or pass overwrite=True (--overwrite) to replace it")
+    foreign = [f"{name}/" for name in RUN_FOLDERS if (out / name).exists()]
+    if foreign and not earlier:  # copied in by hand, say: not a run's of ours
+        lock.close()
+        raise _core.InvalidInput(f"out: {out} has {' and '.join(foreign)} but no run's files ({', '.join(RUN_FILES)}): "
+                                 "Gauntlet replaces only what a run of its own left; choose another folder")
     for name in earlier:
         (out / name).unlink()
-    shutil.rmtree(out / "findings", ignore_errors=True)
+    if earlier:
+        shutil.rmtree(out / "findings", ignore_errors=True)
     return lock
 

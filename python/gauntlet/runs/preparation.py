@@ -242,8 +242,13 @@ def crash_finding(managed: ManagedServer, phase: str, error: Exception) -> dict:
 
 
 def remove_stopped_server(dir: pathlib.Path) -> None:
-    """Clears an earlier run's server folder, unless a server still runs there."""
+    """Clears an earlier run's server folder, unless a server still runs there or it is not one that
+    Gauntlet started (none of its files: a user's folder of that name)."""
     info = dir / "server.json"
+    if any(dir.iterdir()) and not any((dir / name).exists() for name in ("server.json", "stdout.log", "error.log")):
+        raise _core.InvalidInput(f"out: {dir} is not a server folder of an earlier run (no server.json, stdout.log "
+                                 "or error.log); Gauntlet replaces only what a run of its own left: choose another "
+                                 "--out")
     if info.exists() and ManagedServer.attach(dir).alive:
         raise _core.InvalidInput(f"out: the earlier run's server in {dir} is still running; "
                                  f"stop it with: gauntlet server stop --dir {dir}")

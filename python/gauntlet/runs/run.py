@@ -15,7 +15,7 @@ from ..grammar import Grammar, Schema
 from ..oracles import Oracle
 from ..results import RunResult, timeline_frame
 from ..formats import newer_than
-from ..server import ManagedServer, Target, redact
+from ..server import ManagedServer, Target, recorded_login, without_password
 from .execute import run_workload
 from .plan import (RUN_DEFAULTS, RunPlan, check_kept_oracles, check_setting, check_threads_fit, checked_targets, data_spec,
                    oracle_label, oracle_names)
@@ -100,7 +100,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
                                   for name in g._g.sources],
               "python_rules": g.python_rules, **settings,
               "data": data if data is None or isinstance(data, str) else {"schema": json.loads(data.to_json())},
-              "server": redact(server) if isinstance(server, str) else None, "mysqld": mysqld,
+              "server": without_password(server) if isinstance(server, str) else None, "mysqld": mysqld,
               "statement_log": statement_log, "targets": [t.to_dict() for t in chosen] if targets else None,
               "oracles": [oracle_label(c) for c in checks], "known_bugs": os.fspath(known_bugs) if known_bugs else None}
     label = getattr(g, "_label", str(g))
@@ -113,6 +113,20 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     if keep_going:
         return run_keep_going(g._g, label, data, plan)
     return run_workload(g._g, {"grammar": label}, plan)
+
+
+def _login_of(target: dict) -> dict:
+    """A target of run.json as replay uses it: its DSN's password comes from where the run took it (an
+    environment variable, an option file), since a password given in the DSN was never recorded."""
+    t = {k: v for k, v in target.items() if k != "password_from"}
+    if not isinstance(t.get("server"), str) or "://" not in t["server"]:
+        return t
+    source = "dsn" if ":***@" in t["server"] else target.get("password_from")  # ***: a run.json of before
+    t["server"] = recorded_login(t["server"], source)
+    if source == "dsn" and not (os.environ.get("GAUNTLET_PASSWORD") or os.environ.get("MYSQL_PWD")):
+        raise _core.InvalidInput(f"targets: {t.get('name')}: the run had the password in the DSN, which Gauntlet "
+                                 "never records; give it in $GAUNTLET_PASSWORD (or $MYSQL_PWD) to replay")
+    return t
 
 
 def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLike] = None,
@@ -181,12 +195,14 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
                 "generate_timeout": 0, "max_depth": recorded.get("max_depth", _D["max_depth"])}
     record = {"replay_of": str(run_dir), "sessions": sessions, "ordered": ordered, "until_seq": until_seq,
               **{k: recorded.get(k) for k in ("grammar", "redefine", "data", "max_depth")}, **settings,
-              "server": redact(server) if isinstance(server, str) else None, "mysqld": mysqld,
+              "server": without_password(server) if isinstance(server, str) else None, "mysqld": mysqld,
               "statement_log": statement_log}
     attempts = check_setting("attempts", attempts)
     spec = data_spec(recorded.get("data"), recorded["seed"])
     # A run with several targets replays on all of them, unless a server is given.
     recorded_targets = recorded.get("targets") if server == (recorded.get("server") or "default") else None
+    if recorded_targets:
+        recorded_targets = [_login_of(t) for t in recorded_targets]
     chosen = checked_targets(recorded_targets, server, mysqld)
     record["targets"] = [t.to_dict() for t in chosen] if recorded_targets else None
     checks = [n for n in recorded.get("oracles", ["crash"])

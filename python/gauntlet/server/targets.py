@@ -12,7 +12,7 @@ import re
 from typing import Mapping, Optional, Sequence, Union
 
 from .. import _core
-from .dsn import redact
+from .dsn import password_source, redact, without_password
 from .managed import DEFAULT_BINARY
 
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
@@ -68,13 +68,19 @@ class Target:
         return [f"SET SESSION {k} = {literal(v)}" for k, v in self.options.items()]
 
     def to_dict(self) -> dict:
-        """As run.json and findings record it (a DSN without its password)."""
-        server = redact(self.server) if isinstance(self.server, str) else repr(self.server)
-        return {"name": self.name, "server": server, "options": self.options, "engine": self.engine}
+        """As run.json and findings record it: a DSN without its password, and where the password
+        comes from (password_from: "dsn", an environment variable or an option file; what replay
+        needs to log in again)."""
+        server = without_password(self.server) if isinstance(self.server, str) else repr(self.server)
+        record = {"name": self.name, "server": server, "options": self.options, "engine": self.engine}
+        if self.is_dsn:
+            record["password_from"] = password_source(self.server)
+        return record
 
     def __repr__(self) -> str:
         extra = "".join(f", {k}={v!r}" for k, v in (("options", self.options), ("engine", self.engine)) if v)
-        return f"Target({self.name!r}, server={self.to_dict()['server']!r}{extra})"
+        server = redact(self.server) if isinstance(self.server, str) else repr(self.server)
+        return f"Target({self.name!r}, server={server!r}{extra})"
 
 
 def parse_target_flag(text: str) -> dict:

@@ -62,6 +62,15 @@ TEST(RootCauseKey, TwoShapesOfOneCauseShareAKeyAndAnotherCauseDoesNot) {
   EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "m [truncated]: x", "SELECT JSON_SET('[]', '$', TIMESTAMP'2000-01-01') FROM t")),
             "metamorphic [truncated]: JSON building");
   EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "m", "SELECT MIN(FLOOR(g)), ST_ASTEXT(p) FROM t")), "metamorphic: rounding");
+  // A rounded number cut shorter is the rounding family still; a cut JSON text is a cut.
+  EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "transform:view [truncated]: m", "SELECT TRUNCATE(1e308, 0) FROM t")),
+            "metamorphic: rounding");
+  EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "transform:view [truncated]: m", "SELECT JSON_ARRAY(b) FROM t")),
+            "metamorphic [truncated]: JSON building");
+  // TLP on a join's ON 1 (no WHERE left) is the query against itself too: its right side partitions 1.
+  json on_one = WrongResult("tlp", "tlp: x", "SELECT ROUND(a) FROM t JOIN u ON 1", "SELECT ROUND(a) FROM t JOIN u ON 1");
+  on_one["minimal"]["right"] = "SELECT ROUND(a) FROM t JOIN u ON ( 1 ) UNION ALL SELECT ROUND(a) FROM t JOIN u ON NOT ( 1 ) UNION ALL ...";
+  EXPECT_EQ(RootCauseKey(on_one), "metamorphic: rounding");
   EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "m", "SELECT AVG(a), LENGTH(b) FROM t")), "metamorphic: AVG LENGTH");
 }
 
@@ -79,7 +88,7 @@ TEST(RootCauseKey, AFloatColumnConvertedByAnyFunctionIsOneFamily) {
   const std::string b = RootCauseKey(WithData(
       WrongResult("metamorphic", "transform:view [truncated]: x", "SELECT CONCAT_WS(',', s1.c1_float, 'x') FROM t2 AS s1",
                   "SELECT CONCAT_WS(',', s1.c1_float, 'x') FROM t2 AS s1"), t2));
-  EXPECT_EQ(a, "metamorphic [truncated]: FLOAT column");
+  EXPECT_EQ(a, "metamorphic: FLOAT column");  // fewer digits is a prefix by chance: no [truncated]
   EXPECT_EQ(a, b);
   // A DOUBLE is no FLOAT; a family still comes first; without data, the functions.
   EXPECT_EQ(RootCauseKey(WithData(WrongResult("tlp", "tlp: x", "SELECT REVERSE(c2) FROM t2 WHERE 1", "SELECT REVERSE(c2) FROM t2 WHERE 1"), t2)),

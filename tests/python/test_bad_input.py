@@ -2,6 +2,7 @@
 traceback, never silently accepted, and nothing left running."""
 
 import json
+import re
 import shutil
 import time
 
@@ -107,6 +108,23 @@ def test_python_refuses_what_the_cli_refuses(tmp_path):
                             ({"duration": float("nan")}, "duration"), ({"seed": -1}, "seed")]:
         with pytest.raises(gauntlet.InvalidInput, match=message):
             gauntlet.run(g, out=tmp_path / "o", **kwargs)
+
+
+def test_server_options_from_python_are_a_list_or_a_dict_and_nothing_else(tmp_path):
+    """A string was read as its characters (--j --o --i ...) and a dict lost its values: both ended in a
+    false start finding."""
+    g = gauntlet.Grammar.from_string("query: SELECT 1 ;")
+    for bad, words in [("join_cache_level=0", "did you mean ['join_cache_level=0']"), ({"join_cache_level": [0]}, "a value"),
+                       (["join_cache_level=0", 3], "each option is a string"), ({"x", "y"}, "not set")]:
+        with pytest.raises(gauntlet.InvalidInput, match=re.escape(words)):
+            gauntlet.run(g, mysqld=bad, queries=1, duration=0, out=tmp_path / "bad")
+    with pytest.raises(gauntlet.InvalidInput, match="options are a dict"):
+        gauntlet.Target("a", "default", "join_cache_level=0")
+    r = gauntlet.run(g, mysqld={"join_cache_level": 0, "innodb_stats_auto_recalc": False, "skip-log-bin": None},
+                     queries=1, duration=0, threads=1, data="none", out=tmp_path / "dict")
+    assert r.exit_code == 0 and not r.findings, r.table()
+    variables = json.loads((tmp_path / "dict" / "server_variables.json").read_text())
+    assert str(variables["join_cache_level"]) == "0" and variables["innodb_stats_auto_recalc"] == "OFF", variables
 
 
 def test_an_earlier_run_is_kept_unless_overwrite(tmp_path):

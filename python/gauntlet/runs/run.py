@@ -15,7 +15,7 @@ from ..grammar import Grammar, Schema
 from ..oracles import Oracle
 from ..results import RunResult, timeline_frame
 from ..formats import newer_than
-from ..server import ManagedServer, Target, recorded_login, without_password
+from ..server import ManagedServer, Target, option_list, recorded_login, without_password
 from .execute import run_workload
 from .plan import (RUN_DEFAULTS, RunPlan, check_kept_oracles, check_setting, check_threads_fit, checked_targets, data_spec,
                    oracle_label, oracle_names)
@@ -83,6 +83,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     if settings["duration"] == 0 and settings["queries"] == 0:
         raise _core.InvalidInput("duration, queries: give one of them: the run needs an end")
     check_threads_fit(settings["threads"])
+    mysqld = option_list(mysqld) or None
     if isinstance(grammar, Grammar) and redefine:
         raise _core.InvalidInput("redefine: applies to grammar files; give them to Grammar.from_file(path, "
                                  "*redefine) or pass the grammar as a path")
@@ -187,6 +188,7 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
                                      "to replay against it")
         if mysqld is None:
             mysqld = recorded.get("mysqld")
+    mysqld = option_list(mysqld) or None
     settings = {"threads": script.sessions, "duration": 0, "queries": 0, "seed": recorded["seed"],
                 "statement_timeout": check_setting("statement_timeout", recorded.get("statement_timeout", 0)
                                                    if statement_timeout is None else statement_timeout),

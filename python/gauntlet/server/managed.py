@@ -8,7 +8,7 @@ import os
 import re
 import signal
 import subprocess
-from typing import Iterable, Mapping, Optional, Sequence, Union
+from typing import Mapping, Optional, Sequence, Union
 
 from .. import _core
 from .connection import Connection
@@ -44,14 +44,29 @@ def _unknown_option_error(binary: str, log_errors: Sequence[str]) -> Optional["_
     return None
 
 
-def _option_list(mysqld: Union[None, Mapping[str, object], Iterable[str]]) -> list:
-    """{"innodb_page_size": "8k"} or ["innodb_page_size=8k", "--skip-log-bin"] -> option=value list."""
+def option_list(mysqld: Union[None, Mapping[str, object], Sequence[str]], setting: str = "mysqld") -> list:
+    """Server options as OPTION=VALUE strings: {"innodb_page_size": "8k", "skip-log-bin": None} or
+    ["innodb_page_size=8k", "--skip-log-bin"] (True and None: a flag; False: OFF). Anything else is
+    refused naming ``setting``: a string would be read as its characters, a set has no order."""
     if mysqld is None:
         return []
     if isinstance(mysqld, Mapping):
-        items = [k if v is None or v is True else f"{k}={v}" for k, v in mysqld.items()]
-    else:
+        items = []
+        for k, v in mysqld.items():
+            if not isinstance(k, str) or not k.strip("-"):
+                raise _core.InvalidInput(f"{setting}: {k!r} is no option name")
+            if not (v is None or isinstance(v, (str, int, float, bool))):
+                raise _core.InvalidInput(f"{setting}: option {k}: a value is text, a number or a flag, not {v!r}")
+            items.append(k if v is None or v is True else f"{k}=OFF" if v is False else f"{k}={v}")
+    elif isinstance(mysqld, (list, tuple)):
         items = list(mysqld)
+        for item in items:
+            if not isinstance(item, str) or not item.strip("- "):
+                raise _core.InvalidInput(f"{setting}: each option is a string OPTION=VALUE, not {item!r}")
+    else:
+        hint = f" (did you mean [{mysqld!r}]?)" if isinstance(mysqld, str) else ""
+        raise _core.InvalidInput(f"{setting}: a list of OPTION=VALUE strings or a dict of options, "
+                                 f"not {type(mysqld).__name__}{hint}")
     return [item[2:] if item.startswith("--") else item for item in items]
 
 
@@ -80,7 +95,7 @@ class ManagedServer:
         o = _core.ServerOptions()
         o.dir = os.fspath(dir)
         o.binary = binary
-        o.mysqld = _option_list(mysqld)
+        o.mysqld = option_list(mysqld)
         o.wrapper = list(wrapper)
         o.tcp = tcp
         o.start_timeout = start_timeout

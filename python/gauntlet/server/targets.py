@@ -32,6 +32,9 @@ class Target:
                  engine: Optional[str] = None):
         if not isinstance(name, str) or not _NAME.match(name):
             raise _core.InvalidInput(f"targets: a target name is letters, digits, '_', '-' and '.', not {name!r}")
+        if options is not None and not isinstance(options, Mapping):
+            raise _core.InvalidInput(f"targets: {name}: options are a dict of option names and values, not "
+                                     f"{type(options).__name__}")
         options = dict(options or {})
         for key, value in options.items():
             if not isinstance(key, str) or not _OPTION.match(key):

@@ -4,6 +4,8 @@ traceback, never silently accepted, and nothing left running."""
 import json
 import re
 import shutil
+import subprocess
+import sys
 import time
 
 import gauntlet
@@ -11,7 +13,7 @@ import pytest
 from gauntlet import Grammar
 
 from conftest import REPO
-from faults import gauntlet_cli, processes_under
+from faults import ENV, gauntlet_cli, processes_under
 
 OPTIMIZER = str(REPO / "grammars" / "optimizer.yy")
 
@@ -267,3 +269,45 @@ def test_a_run_that_never_started_still_has_a_frame_with_the_documented_columns(
     frame = gauntlet.RunResult(tmp_path, gauntlet._core.empty_summary(), []).to_pandas()
     assert len(frame) == 0 and frame.index.name == "t"
     assert {"statements", "p95_ms", "n_ok", "n_crash"} <= set(frame.columns)
+
+
+def test_keep_server_keeps_it_and_says_how_to_stop_it(tmp_path):
+    """--keep-server: the server outlives the command (it was killed as the command exited), and the
+    command prints its DSN and the command that stops it."""
+    g = tmp_path / "one.yy"
+    g.write_text("query: SELECT 1 ;\n")
+    out = tmp_path / "out"
+    r = gauntlet_cli("run", "--grammar", g, "--queries", "3", "--duration", "0", "--data", "none", "--keep-server",
+                     "--out", out)
+    try:
+        assert r.returncode == 0, r.stderr
+        assert f"stop it with: gauntlet server stop --dir {out / 'server'}" in r.stdout, r.stdout
+        server = gauntlet.ManagedServer.attach(out / "server")
+        assert server.alive and f"server kept running: {server.dsn}" in r.stdout
+        assert server.connect().query("SELECT 1 + 1") == [(2,)]
+    finally:
+        stop = gauntlet_cli("server", "stop", "--dir", out / "server")
+    assert stop.returncode == 0, stop.stderr
+    assert processes_under(out) == []
+
+
+def test_a_bench_killed_outright_leaves_no_server(tmp_path):
+    out = tmp_path / "bench"
+    p = subprocess.Popen([sys.executable, "-m", "gauntlet", "bench", "--workload", "oltp_point_select", "--target", "a",
+                          "--runs", "2", "--duration", "30", "--table-size", "100", "--out", str(out)],
+                         env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.glob("runs/**/server/server.json")) and time.monotonic() < deadline:
+            assert p.poll() is None, "bench ended before its first server started"
+            time.sleep(0.2)
+        assert processes_under(out), "no server under the bench's folder"
+        p.kill()
+        p.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while processes_under(out) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert processes_under(out) == []
+    finally:
+        if p.poll() is None:
+            p.kill()

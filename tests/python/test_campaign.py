@@ -16,7 +16,7 @@ import pytest
 from gauntlet import Campaign, CampaignResult, OptionSpace
 
 from conftest import REPO
-from faults import ENV
+from faults import ENV, processes_under
 
 UDF_DIR = REPO / "build" / "tests" / "udf"
 # The server crashes (a UDF standing in for a bug) only when both div_precision_increment=8 and
@@ -211,3 +211,30 @@ def test_workload_dimensions_vary_by_row(tmp_path):
         assert run["targets"][0]["engine"] == rows[r["row"]]["engine"]
         assert json.loads((folder / "summary.json").read_text())["threads"] == rows[r["row"]]["threads"]
         assert r["mysqld"] == [f"join_cache_level={rows[r['row']]['join_cache_level']}"]
+
+
+@pytest.mark.slow
+def test_a_campaign_killed_outright_leaves_no_row_and_no_server(grammar_file, tmp_path):
+    """Only the campaign's own process is killed (not its process group): its row processes and
+    their servers go with it."""
+    space = tmp_path / "space.json"
+    space.write_text(json.dumps(_space_dict()))
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "gauntlet", "campaign", str(space), "--grammar", str(grammar_file),
+                          "--threads", "1", "--duration", "60", "--mysqld", f"plugin-dir={UDF_DIR}", "--parallel", "2",
+                          "--out", str(out)], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while len(processes_under(out)) < 2 and time.monotonic() < deadline:
+            assert p.poll() is None, "the campaign ended before two rows' servers started"
+            time.sleep(0.2)
+        assert processes_under(out), "no row server under the campaign's folder"
+        p.kill()
+        p.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while processes_under(out) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert processes_under(out) == []
+    finally:
+        if p.poll() is None:
+            p.kill()

@@ -112,6 +112,8 @@ def _run(args: argparse.Namespace) -> int:
         raise InvalidInput("--grammar is required (or 'grammar' in the config file)")
     result = run(settings.pop("grammar"), progress=True, **settings)
     print(result.table())
+    if settings.get("keep_server"):
+        _say_kept_servers(result.out)
     if args.reduce:
         for finding in result.findings:
             if finding.get("known") or finding["kind"] not in REDUCIBLE:
@@ -137,7 +139,17 @@ def _replay(args: argparse.Namespace) -> int:
                     progress=True, keep_server=args.keep_server, overwrite=args.overwrite,
                     attempts=args.attempts)
     print(result.table())
+    if args.keep_server:
+        _say_kept_servers(result.out)
     return result.exit_code
+
+
+def _say_kept_servers(out: pathlib.Path) -> None:
+    """After --keep-server: each server still running, with its DSN and the command that stops it."""
+    for info in sorted(pathlib.Path(out).glob("server*/server.json")):
+        server = ManagedServer.attach(info.parent)
+        if server.alive:
+            print(f"server kept running: {server.dsn}\n  stop it with: gauntlet server stop --dir {info.parent}")
 
 
 def _server_start(args: argparse.Namespace) -> int:

@@ -18,10 +18,12 @@ server's error lines), and the campaign goes on. Rows run in parallel in worker 
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
 import itertools
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import time
@@ -98,13 +100,22 @@ def _results_in(out: pathlib.Path) -> Dict[int, dict]:
     return results
 
 
+def die_with_parent(parent: int) -> None:
+    """In a row's process, first: killed when the thread that started it ends (Linux's
+    PR_SET_PDEATHSIG), so that a campaign killed outright leaves no row behind, and through the
+    row's run no server; a parent already gone ends it at once."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def _run_row_process(spec: dict) -> dict:
     """run_row in a Python process of its own (the spec in, the result out, as JSON): rows at
     once need a process each, and a fresh interpreter imports nothing of the caller's script."""
     package = str(pathlib.Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")]))}
-    p = subprocess.run([sys.executable, "-c", "import sys, json; from gauntlet.combi.campaign import run_row; "
-                        "print(json.dumps(run_row(json.load(sys.stdin))))"],
+    p = subprocess.run([sys.executable, "-c", "import sys, json; from gauntlet.combi.campaign import die_with_parent, "
+                        f"run_row; die_with_parent({os.getpid()}); print(json.dumps(run_row(json.load(sys.stdin))))"],
                        input=json.dumps(spec), capture_output=True, text=True, env=env)
     lines = p.stdout.strip().splitlines()
     if p.returncode != 0 or not lines:

@@ -267,7 +267,7 @@ def measure(t, folder: pathlib.Path, grammar: List[str], spec: Optional[str], *,
     from ..runs import run
     binary = t.binary
     shutil.rmtree(folder / "server", ignore_errors=True)  # a fresh server: from the data template
-    server = ManagedServer(folder / "server", binary=binary, mysqld=t.mysqld(),
+    server = ManagedServer(folder / "server", binary=binary, mysqld=t.mysqld(), die_with_parent=True,
                            wrapper=["taskset", "-c", ",".join(map(str, pin))] if pin else ())
     cpus = sorted(os.sched_getaffinity(0))
     client_cpus = [c for c in cpus if pin is None or c not in pin] or cpus

@@ -161,8 +161,7 @@ def compare_queries(targets, *, workload: str = "oltp_read_write", duration: flo
     for t in chosen:
         folder = out / "servers" / t.name
         shutil.rmtree(folder, ignore_errors=True)
-        servers.append(ManagedServer(folder, binary=t.binary,
-                                     mysqld=t.mysqld()))
+        servers.append(ManagedServer(folder, binary=t.binary, mysqld=t.mysqld(), die_with_parent=True))
     r = run(grammar[0], redefine=grammar[1:], data=data or spec, threads=threads, duration=duration, seed=seed,
             targets=[{"name": t.name, "server": s, "engine": t.engine} for t, s in zip(chosen, servers)],
             oracles=("crash", "timing") if timing_oracle else ("crash",), statement_log=True, out=out / "run",

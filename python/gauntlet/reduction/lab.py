@@ -91,7 +91,7 @@ class Lab:
         folder = self.work / f"server-{name}"
         shutil.rmtree(folder, ignore_errors=True)
         server = ManagedServer(folder, binary=self.binary[name], mysqld=options, core_file=False,
-                               _die_with_parent=True)
+                               die_with_parent=True)
         try:
             server.start()
         except (ServerError, _core.InvalidInput):

@@ -106,7 +106,8 @@ def prepare_target(target: Target, plan: RunPlan, interrupts, info: dict, starte
         server_dir = out / ("server" if count == 1 else f"server-{target.name}")
         if plan.overwrite and server_dir.exists():
             remove_stopped_server(server_dir)
-        managed = ManagedServer(server_dir, binary=binary, mysqld=options, _die_with_parent=True)
+        # A kept server outlives the command (`gauntlet server stop` ends it).
+        managed = ManagedServer(server_dir, binary=binary, mysqld=options, die_with_parent=not plan.keep_server)
     spec = with_engine(plan.spec, target.engine)
     template = made = None
     spec_loaded = False

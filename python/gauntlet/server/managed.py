@@ -84,11 +84,15 @@ class ManagedServer:
 
     >>> with ManagedServer("/tmp/s1", mysqld={"innodb_page_size": "8k"}) as s:  # doctest: +SKIP
     ...     Connection(s).query("SELECT @@innodb_page_size")
+
+    ``die_with_parent``: the server is killed when the thread that started it ends, this process
+    killed outright included, so that nothing is left running (runs, benches and reductions start
+    theirs so; a server meant to outlive its process, `gauntlet server start`, does not).
     """
 
     def __init__(self, dir: str, *, binary: str = DEFAULT_BINARY, mysqld=None,
                  wrapper: Sequence[str] = (), tcp: bool = False, start_timeout: float = 60,
-                 core_file: bool = True, _die_with_parent: bool = False, _core_server=None):
+                 core_file: bool = True, die_with_parent: bool = False, _core_server=None):
         if _core_server is not None:
             self._s = _core_server
             return
@@ -100,7 +104,7 @@ class ManagedServer:
         o.tcp = tcp
         o.start_timeout = start_timeout
         o.core_file = core_file
-        o.die_with_parent = _die_with_parent
+        o.die_with_parent = die_with_parent
         self._s = _core.ManagedServer(o)
 
     @classmethod

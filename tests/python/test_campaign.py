@@ -238,3 +238,21 @@ def test_a_campaign_killed_outright_leaves_no_row_and_no_server(grammar_file, tm
     finally:
         if p.poll() is None:
             p.kill()
+
+
+def test_a_campaign_in_which_no_row_ran_exits_2_and_a_clamped_value_is_flagged(tmp_path):
+    space = tmp_path / "space.json"
+    space.write_text(json.dumps({"parameters": {"join_cache_level": [4, 99]}}))
+    # A misspelt option of the campaign's: every row errs, so nothing was tested.
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "campaign", str(space), "--grammar", "builtin:select",
+                        "--queries", "5", "--duration", "0", "--mysqld", "innodb_bufer_pool_size=64M",
+                        "--out", str(tmp_path / "none")], env=ENV, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "no row ran: row 0:" in r.stdout and "innodb_bufer_pool_size" in r.stdout, r.stdout
+    # join_cache_level=99 runs as 8 without a word: the row says so; 4 is as planned.
+    result = Campaign([{"join_cache_level": 4}, {"join_cache_level": 99}], tmp_path / "clamped",
+                      grammar="builtin:select", queries=5, duration=0, mysqld=["innodb_buffer_pool_size=64M"]).run()
+    assert [r["status"] for r in result.rows] == ["passed", "passed"] and result.exit_code == 0
+    assert "clamped" not in result.rows[0], result.rows[0]  # 64M is 67108864, 4 is 4
+    assert result.rows[1]["clamped"] == {"join_cache_level": {"planned": "99", "ran": "8"}}
+    assert "row 1: join_cache_level=99 ran as 8" in result.table()

@@ -213,7 +213,7 @@ def _campaign(args: argparse.Namespace) -> int:
     result = Campaign(plan, args.out, grammar=args.grammar, parallel=args.parallel, cluster=args.cluster,
                       **settings).run(progress=True)
     print(result.table())
-    return 1 if result.counts()["failed"] else 0
+    return result.exit_code
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -82,9 +82,51 @@ def run_row(spec: dict) -> dict:
         status = "interrupted"
     else:
         status = "failed" if any(not f["known"] for f in findings) else "passed"
+    clamped = _clamped(mysqld, out / "server_variables.json")
+    if clamped:
+        result["clamped"] = clamped
     return {**result, "status": status, "findings": findings, "statements": s.get("statements", 0),
             "ready_seconds": s.get("server_ready_seconds"), "ready_with_data_seconds": s.get("ready_with_data_seconds"),
             "seconds": round(time.monotonic() - t0, 2)}
+
+
+_SUFFIXES = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_FLAGS = {"ON": "1", "TRUE": "1", "YES": "1", "OFF": "0", "FALSE": "0", "NO": "0"}
+
+
+def _same_value(planned: str, ran: str) -> bool:
+    """A planned option value and the server's: the same text, flag or number (64M is 67108864), or
+    flags of a list the server's has (optimizer_switch=index_merge=off)."""
+    if "=" in planned:
+        return set(planned.lower().replace(" ", "").split(",")) <= set(ran.lower().split(","))
+
+    def norm(v: str) -> str:
+        v = v.strip().strip("'\"").upper()
+        if v in _FLAGS:
+            v = _FLAGS[v]
+        elif v[-1:] in _SUFFIXES and v[:-1].isdigit():
+            v = str(int(v[:-1]) * _SUFFIXES[v[-1]])
+        try:
+            return repr(float(v))
+        except ValueError:
+            return v
+    return norm(planned) == norm(ran)
+
+
+def _clamped(mysqld: Sequence[str], variables_file: pathlib.Path) -> Dict[str, dict]:
+    """The row's options whose value the server took otherwise without a word (join_cache_level=99
+    runs as 8): {name: {"planned", "ran"}}. Options that are no variable (skip-log-bin) are left out."""
+    try:
+        variables = json.loads(variables_file.read_text())
+    except (OSError, ValueError):
+        return {}
+    clamped = {}
+    for option in mysqld:
+        name, eq, planned = option.partition("=")
+        ran = variables.get(name.strip().replace("-", "_"))
+        if eq and ran is not None and not _same_value(planned, str(ran)):
+            clamped[name.strip()] = {"planned": planned, "ran": str(ran)}
+    return clamped
 
 
 def _results_in(out: pathlib.Path) -> Dict[int, dict]:
@@ -307,10 +349,27 @@ class CampaignResult:
                               "statements": r.get("statements", 0), "findings": len(r.get("findings", [])),
                               **r["values"]} for r in self.rows])
 
+    @property
+    def exit_code(self) -> int:
+        """1 when a row failed (a new finding); 2 when rows were to run and none ran (each an error,
+        or refused: a missing grammar, a misspelt option); else 0."""
+        c = self.counts()
+        if c["failed"]:
+            return 1
+        ran = [r for r in self.rows if r["status"] in ("passed", "failed", "interrupted")]
+        return 2 if self.rows and not ran else 0
+
     def table(self) -> str:
-        """A text summary: counts, then the values and pairs that go most with failures."""
+        """A text summary: counts, then the values and pairs that go most with failures, the values
+        the server took otherwise, and why no row ran when none did."""
         c = self.counts()
         lines = [f"campaign {self.out}: " + ", ".join(f"{v} {k}" for k, v in c.items())]
+        if self.exit_code == 2:
+            first = self.rows[0]
+            lines.append(f"  no row ran: row {first['row']}: {first.get('error') or first.get('error_lines', '')}"[:2000])
+        for r in self.rows:
+            for name, v in r.get("clamped", {}).items():
+                lines.append(f"  row {r['row']}: {name}={v['planned']} ran as {v['ran']} (the server's own choice)")
         for label, rows in (("value", self.by_value()[:5]), ("pair", self.by_pair()[:5])):
             for d in rows:
                 values = " ".join(f"{k}={v}" for k, v in d["values"].items())

@@ -161,3 +161,26 @@ def test_toml_spaces_and_the_reader_by_suffix(tmp_path):
         OptionSpace.from_file(toml)
     with pytest.raises(gauntlet.InvalidInput, match=r"a .json, .toml or RQG .cc file"):
         OptionSpace.from_file(tmp_path / "space.yaml")
+
+
+def test_plans_too_large_to_make_are_refused_at_once_with_their_size(tmp_path):
+    """60 parameters of 10 values: an exhaustive plan (1e60 rows) or strength 6 (5e13 combinations)
+    printed nothing and grew by hundreds of MB a second; now each is refused before any search."""
+    import math
+    import time
+
+    from faults import gauntlet_cli
+    space = OptionSpace.from_dict({"parameters": {f"p{i}": list(range(10)) for i in range(60)}})
+    assert space.tuples(6) == math.comb(60, 6) * 10 ** 6 and space.rows_bound() == 10 ** 60
+    path = tmp_path / "space.json"
+    path.write_text(json.dumps({"parameters": {f"p{i}": list(range(10)) for i in range(60)}}))
+    for args, words in [(["--plan", "exhaustive"], "an exhaustive plan has up to 1e+60 rows"),
+                        (["--strength", "6"], "strength 6: 5.01e+13 combinations of values to cover")]:
+        t0 = time.monotonic()
+        r = gauntlet_cli("plan", path, *args, timeout=60)
+        assert r.returncode == 2 and words in r.stderr and time.monotonic() - t0 < 30, (r.stdout, r.stderr)
+        assert r.stdout == ""
+    # With constraints on few parameters the count is exact (one of four combinations forbidden).
+    small = OptionSpace.from_dict({"parameters": {"a": [1, 2], "b": [1, 2]},
+                                   "constraints": [{"forbid": {"a": [1], "b": [2]}}]})
+    assert small.rows_bound() == 3 and len(list(small.exhaustive())) == 3

@@ -187,6 +187,11 @@ def _make_plan(args: argparse.Namespace):
         return space.random(args.rows, seed=args.seed)
     if args.plan == "exhaustive":
         from ..combi import Plan
+        from ..combi.space import MAX_PLAN_ROWS
+        bound = space.rows_bound()
+        if bound > MAX_PLAN_ROWS:
+            raise InvalidInput(f"{args.space}: an exhaustive plan has up to {bound:.3g} rows, more than "
+                               f"{MAX_PLAN_ROWS:,}: use a covering array (--plan covering --strength T) or fewer values")
         rows = list(space.exhaustive())
         return Plan(space, rows, "exhaustive", space.strength, 0.0, args.seed)
     return space.covering(args.strength, seed=args.seed)

@@ -51,6 +51,12 @@ def _listed(value) -> list:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
+# Bounds on plans made whole before anything runs: an exhaustive plan's rows, a covering array's
+# combinations to cover (its search takes about 10 s per million on this machine's cores).
+MAX_PLAN_ROWS = 1_000_000
+MAX_TUPLES = 10_000_000
+
+
 class OptionSpace:
     """Parameters with value lists, constraints (forbidden combinations, if/then rules,
     conditional parameters), seed rows, strength (and stronger sub-models), and invalid values;
@@ -246,6 +252,26 @@ class OptionSpace:
         return not any(all(row.get(n) in vs for n, vs in f.items()) for f in self.forbidden)
 
     # -- generators ------------------------------------------------------------------------------
+    def tuples(self, strength: int) -> int:
+        """How many combinations of values of ``strength`` parameters a covering array has to cover
+        (before constraints): the size of the problem, known before any search."""
+        e = [1] + [0] * strength  # elementary symmetric sums of the domain sizes
+        for n in self.names:
+            for j in range(strength, 0, -1):
+                e[j] += e[j - 1] * len(self.parameters[n])
+        return e[strength]
+
+    def rows_bound(self) -> int:
+        """The valid rows: exact (count()) when the constrained parameters' combinations are few
+        enough to go through, else the product of every domain's size, an upper bound."""
+        product = 1
+        for n in self.names:
+            product *= len(self.parameters[n])
+        constrained = 1
+        for n in {n for f in self.forbidden for n in f}:
+            constrained *= len(self.parameters[n])
+        return self.count() if constrained <= MAX_PLAN_ROWS else product
+
     def count(self) -> int:
         """How many valid rows the space has (exhaustive() yields them)."""
         constrained = sorted({n for f in self.forbidden for n in f}, key=self.names.index)
@@ -286,6 +312,11 @@ class OptionSpace:
         t = self.strength if strength is None else strength
         if not isinstance(t, int) or not 1 <= t <= len(self.names):
             raise _bad(self.where, f"strength: 1 to {len(self.names)}, not {t!r}")
+        combinations = self.tuples(t)
+        if combinations > MAX_TUPLES:  # the search's time and memory grow with them (~100,000 a second)
+            raise _bad(self.where, f"strength {t}: {combinations:.3g} combinations of values to cover, more than "
+                                   f"{MAX_TUPLES:,}: lower the strength, use fewer values, or give the parameters "
+                                   "that interact a higher strength of their own (mixed)")
         levels, parts, forbidden = self._model(t)
         parts[0] = (parts[0][0], t)
         seeds = [self._index(s) for s in self.seeds]

@@ -90,3 +90,25 @@ class Injector(threading.Thread):
         except gauntlet.GauntletError:
             return False
         return int(rows[0][0]) > 0
+
+
+def killed_outright_leaves_nothing(args, out: pathlib.Path, servers: int = 1) -> None:
+    """`gauntlet ARGS` is killed with SIGKILL (its own process only) once ``servers`` processes
+    name ``out``; within 30 s none may be left."""
+    p = subprocess.Popen([sys.executable, "-m", "gauntlet", *map(str, args)], env=ENV,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while len(processes_under(out)) < servers and time.monotonic() < deadline:
+            assert p.poll() is None, f"gauntlet {args[0]} ended before {servers} server(s) started"
+            time.sleep(0.2)
+        assert processes_under(out), f"no server under {out}"
+        p.kill()
+        p.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while processes_under(out) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert processes_under(out) == []
+    finally:
+        if p.poll() is None:
+            p.kill()

@@ -4,8 +4,6 @@ traceback, never silently accepted, and nothing left running."""
 import json
 import re
 import shutil
-import subprocess
-import sys
 import time
 
 import gauntlet
@@ -13,7 +11,7 @@ import pytest
 from gauntlet import Grammar
 
 from conftest import REPO
-from faults import ENV, gauntlet_cli, processes_under
+from faults import gauntlet_cli, killed_outright_leaves_nothing, processes_under
 
 OPTIMIZER = str(REPO / "grammars" / "optimizer.yy")
 
@@ -293,21 +291,5 @@ def test_keep_server_keeps_it_and_says_how_to_stop_it(tmp_path):
 
 def test_a_bench_killed_outright_leaves_no_server(tmp_path):
     out = tmp_path / "bench"
-    p = subprocess.Popen([sys.executable, "-m", "gauntlet", "bench", "--workload", "oltp_point_select", "--target", "a",
-                          "--runs", "2", "--duration", "30", "--table-size", "100", "--out", str(out)],
-                         env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while not list(out.glob("runs/**/server/server.json")) and time.monotonic() < deadline:
-            assert p.poll() is None, "bench ended before its first server started"
-            time.sleep(0.2)
-        assert processes_under(out), "no server under the bench's folder"
-        p.kill()
-        p.wait(timeout=30)
-        deadline = time.monotonic() + 30
-        while processes_under(out) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert processes_under(out) == []
-    finally:
-        if p.poll() is None:
-            p.kill()
+    killed_outright_leaves_nothing(["bench", "--workload", "oltp_point_select", "--target", "a", "--runs", "2",
+                                    "--duration", "30", "--table-size", "100", "--out", out], out)

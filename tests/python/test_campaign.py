@@ -16,7 +16,7 @@ import pytest
 from gauntlet import Campaign, CampaignResult, OptionSpace
 
 from conftest import REPO
-from faults import ENV, processes_under
+from faults import ENV, killed_outright_leaves_nothing
 
 UDF_DIR = REPO / "build" / "tests" / "udf"
 # The server crashes (a UDF standing in for a bug) only when both div_precision_increment=8 and
@@ -220,24 +220,8 @@ def test_a_campaign_killed_outright_leaves_no_row_and_no_server(grammar_file, tm
     space = tmp_path / "space.json"
     space.write_text(json.dumps(_space_dict()))
     out = tmp_path / "out"
-    p = subprocess.Popen([sys.executable, "-m", "gauntlet", "campaign", str(space), "--grammar", str(grammar_file),
-                          "--threads", "1", "--duration", "60", "--mysqld", f"plugin-dir={UDF_DIR}", "--parallel", "2",
-                          "--out", str(out)], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while len(processes_under(out)) < 2 and time.monotonic() < deadline:
-            assert p.poll() is None, "the campaign ended before two rows' servers started"
-            time.sleep(0.2)
-        assert processes_under(out), "no row server under the campaign's folder"
-        p.kill()
-        p.wait(timeout=30)
-        deadline = time.monotonic() + 30
-        while processes_under(out) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert processes_under(out) == []
-    finally:
-        if p.poll() is None:
-            p.kill()
+    killed_outright_leaves_nothing(["campaign", space, "--grammar", grammar_file, "--threads", "1", "--duration", "60",
+                                    "--mysqld", f"plugin-dir={UDF_DIR}", "--parallel", "2", "--out", out], out, servers=2)
 
 
 def test_a_campaign_in_which_no_row_ran_exits_2_and_a_clamped_value_is_flagged(tmp_path):

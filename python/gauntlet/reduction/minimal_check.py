@@ -92,5 +92,5 @@ def _target_options(finding: dict) -> Tuple[List[str], str]:
 def _server_values(options: List[str]) -> List[str]:
     """What a server started as the run started it has where mariadb-test-run's differs."""
     with tempfile.TemporaryDirectory(prefix="gauntlet-verify-") as tmp:
-        with ManagedServer(pathlib.Path(tmp) / "server", mysqld=options) as server:
+        with ManagedServer(pathlib.Path(tmp) / "server", mysqld=options, die_with_parent=True) as server:
             return mtr_overrides(_core.Connection.open(server.connection))

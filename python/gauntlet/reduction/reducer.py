@@ -452,7 +452,8 @@ class _Reducer:
             if hasattr(self, "lab"):
                 self.lab.close()
                 shutil.rmtree(self.lab.work, ignore_errors=True)
-        return Reduction(self.record())
+        # What was written, not a second reading of the clock: the object and reduction.json agree.
+        return Reduction(getattr(self, "saved", None) or self.record())
 
     def race(self, case: Case) -> dict:
         """How often a reduced crash or hang of several sessions comes back (up to 20 replays, 3
@@ -501,7 +502,7 @@ class _Reducer:
         files = mtr_test_files(self.best, self.checked(), self.name, getattr(self, "seen", {}), self.targets[0].name)
         for suffix, text in files.items():
             (self.repro / f"{self.name}{suffix}").write_text(text, errors="surrogateescape")
-        record = self.record()
+        record = self.saved = self.record()
         (self.repro / "reduction.json").write_text(json.dumps(stamped("reduction", record), indent=2) + "\n")
         (self.repro / "README.md").write_text(readme(record, self.finding, files[".sql"], self.name,
                                                       getattr(self, "seen", {}).get("version", "")))

@@ -8,6 +8,14 @@
 // and `$global`, and any undeclared variable persists across the worker's
 // queries. All randomness, including Perl's rand() and List::Util's shuffle,
 // draws from the Generator's Rng, so blocks are deterministic and replayable.
+//
+// Unless the grammar is trusted (Grammar::trusted_perl), its Perl cannot run,
+// wait for or signal processes, open or write files, use the network, load
+// native code or change the process's signal handlers, environment or ids:
+// such code does not compile ("'system' trapped by operation mask"). Any
+// grammar's code is bounded in memory: one run of a block that grows the
+// process by more than 1 GiB dies, and Perl's "Out of memory!" is a
+// GenerationError instead of the end of the process.
 #ifndef GAUNTLET_GENERATE_PERL_RUNTIME_H_
 #define GAUNTLET_GENERATE_PERL_RUNTIME_H_
 
@@ -44,7 +52,8 @@ class PerlRuntime {
 // maybe $schemas) in a fresh interpreter and returns those variables as a
 // JSON object {"tables": ..., "fields": ..., "data": ..., "schemas": ...}.
 // Throws InvalidInput naming `file` and Perl's message when the code dies.
-std::string PerlDataToJson(const std::string& code, const std::string& file);
+// Restricted as grammar code is unless `trusted_perl`.
+std::string PerlDataToJson(const std::string& code, const std::string& file, bool trusted_perl = false);
 
 }  // namespace gauntlet
 

@@ -97,6 +97,11 @@ class Grammar {
   int invariant_slots() const { return invariant_slots_; }
   uint32_t alternative_count() const { return alternative_count_; }
   bool needs_perl() const { return !perl_blocks_.empty() || !variables_.empty(); }
+  // Whether the grammar's Perl may do what Perl can (run processes, open and
+  // write files, load native code): the user's word for a grammar they trust.
+  // Otherwise its Perl runs restricted (see PerlRuntime).
+  bool trusted_perl() const { return trusted_perl_; }
+  void set_trusted_perl(bool trusted) { trusted_perl_ = trusted; }
   const std::vector<std::string>& warnings() const { return warnings_; }
   // Words printed as written because no rule or built-in has their name,
   // each with where it first appears.
@@ -131,6 +136,7 @@ class Grammar {
   std::vector<std::string> warnings_;
   std::map<std::string, SourceLocation> undefined_words_;
   bool finished_ = false;
+  bool trusted_perl_ = false;
 };
 
 }  // namespace gauntlet

@@ -150,6 +150,8 @@ void RegisterGrammarModel(py::module_& m) {
         g.DefineCallback(name, PyRule{HoldWithGil(std::move(fn)), name});
       })
       .def("finish", &Grammar::Finish)
+      .def_property("trusted_perl", &Grammar::trusted_perl, &Grammar::set_trusted_perl,
+                    "whether its Perl may run processes, open files and load native code")
       .def_property_readonly("rules", [](const Grammar& g) {
         std::vector<std::string> names;
         for (const Rule& r : g.rules()) names.push_back(r.name);

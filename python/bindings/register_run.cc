@@ -279,7 +279,7 @@ void RegisterServers(py::module_& m) {
 void RegisterData(py::module_& m) {
   m.def("introspect_schema", &IntrospectSchema, py::arg("connection"),
         py::arg("databases") = std::vector<std::string>{}, py::call_guard<py::gil_scoped_release>());
-  m.def("perl_data_to_json", &PerlDataToJson, py::arg("code"), py::arg("file"));
+  m.def("perl_data_to_json", &PerlDataToJson, py::arg("code"), py::arg("file"), py::arg("trusted_perl") = false);
   m.def("error_kind", [](unsigned code) {
     return std::string(OutcomeKindName(ErrorTable::Default().Classify(code)));
   });

@@ -32,11 +32,11 @@ _LISTS = ("redefine", "mysqld", "oracles")
 
 def _gensql(args: argparse.Namespace) -> int:
     # RQG's gensql.pl: statements from a grammar, without a server.
-    grammar = Grammar.from_file(args.grammar, *args.redefine)
+    grammar = Grammar.from_file(args.grammar, *args.redefine, trusted_perl=args.trusted_perl)
     if args.warnings:
         for w in grammar.warnings:
             print(f"warning: {w}", file=sys.stderr)
-    schema = load_data_spec(args.schema) if args.schema else Schema.rqg_default()
+    schema = load_data_spec(args.schema, trusted_perl=args.trusted_perl) if args.schema else Schema.rqg_default()
     gen = grammar.generator(args.seed, schema, thread_id=args.thread, max_depth=args.max_depth)
     try:
         gen.write(max(args.queries, 0), sys.stdout, args.semicolons)
@@ -111,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
     if not settings["grammar"]:
         raise InvalidInput("--grammar is required (or 'grammar' in the config file)")
     result = run(settings.pop("grammar"), progress=True, **settings)
-    print(result.table())
+    _print_result(result)
     if settings.get("keep_server"):
         _say_kept_servers(result.out)
     if args.reduce:
@@ -120,6 +120,13 @@ def _run(args: argparse.Namespace) -> int:
                 continue
             print(result.reduce(finding, budget=args.reduce_budget, progress=True))
     return result.exit_code
+
+
+def _print_result(result) -> None:
+    """A run's table on stdout and its error, if one ended it, on stderr."""
+    print(result.table(error=False), flush=True)
+    if result.error_line():
+        print(result.error_line(), file=sys.stderr)
 
 
 def _reduce(args: argparse.Namespace) -> int:
@@ -138,7 +145,7 @@ def _replay(args: argparse.Namespace) -> int:
                     hang_timeout=args.hang_timeout, statement_timeout=args.statement_timeout,
                     progress=True, keep_server=args.keep_server, overwrite=args.overwrite,
                     attempts=args.attempts)
-    print(result.table())
+    _print_result(result)
     if args.keep_server:
         _say_kept_servers(result.out)
     return result.exit_code
@@ -213,6 +220,8 @@ def _campaign(args: argparse.Namespace) -> int:
     settings = {k: v for k, v in (("data", args.data), ("threads", args.threads), ("duration", args.duration),
                                   ("queries", args.queries), ("mysqld", args.mysqld),
                                   ("hang_timeout", args.hang_timeout)) if v is not None}
+    if args.trusted_perl:
+        settings["trusted_perl"] = True
     if args.oracle:
         settings["oracles"] = [n.strip() for flag in args.oracle for n in flag.split(",") if n.strip()]
     result = Campaign(plan, args.out, grammar=args.grammar, parallel=args.parallel, cluster=args.cluster,
@@ -293,6 +302,9 @@ def _add_gensql(sub) -> None:
     g.add_argument("--semicolons", action="store_true", help="end each statement with ';'")
     g.add_argument("--warnings", action="store_true", help="print grammar warnings to stderr")
     g.add_argument("--coverage", action="store_true", help="print rule coverage to stderr")
+    g.add_argument("--trusted-perl", action="store_true",
+                   help="let the grammar's (and .zz file's) Perl run processes, open files and load native code "
+                        "(only for grammars you trust; by default such code does not compile)")
     g.set_defaults(func=_gensql)
 
 
@@ -326,6 +338,9 @@ def _add_run(sub) -> None:
                    help="replace an earlier run's results in --out (otherwise refused)")
     r.add_argument("--statement-log", action="store_true", default=None, help="log every statement")
     r.add_argument("--max-depth", type=int, help=f"grammar nesting limit (default {RUN_DEFAULTS['max_depth']})")
+    r.add_argument("--trusted-perl", action="store_true", default=None,
+                   help="let the grammar's (and .zz file's) Perl run processes, open files and load native code "
+                        "(only for grammars you trust; by default such code does not compile)")
     r.add_argument("--keep-server", action="store_true", default=None, help="leave the server running")
     r.add_argument("--data-template", action="store_true", default=None,
                    help="cache the loaded datadir and start later runs from a copy of it")
@@ -431,6 +446,7 @@ def _add_plans(sub) -> None:
     plan_flags(cp)
     cp.add_argument("--grammar", required=True, help="the .yy grammar (or builtin:NAME)")
     cp.add_argument("--data", help="data as for gauntlet run")
+    cp.add_argument("--trusted-perl", action="store_true", help="as for gauntlet run")
     cp.add_argument("--threads", type=int, help=f"sessions per row (default {RUN_DEFAULTS['threads']})")
     cp.add_argument("--duration", type=float, help=f"seconds per row (default {RUN_DEFAULTS['duration']:g})")
     cp.add_argument("--queries", type=int, help="queries per session per row")

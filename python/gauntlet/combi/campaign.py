@@ -36,7 +36,7 @@ from ..server import ServerRefused
 from .space import WORKLOAD, Plan, row_settings
 
 _SETTINGS = ("grammar", "redefine", "data", "threads", "duration", "queries", "seed", "oracles", "mysqld",
-             "statement_timeout", "hang_timeout", "statement_log", "data_template", "known_bugs")
+             "statement_timeout", "hang_timeout", "statement_log", "data_template", "known_bugs", "trusted_perl")
 
 
 def _option_text(value) -> str:

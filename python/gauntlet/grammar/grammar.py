@@ -77,6 +77,12 @@ BUILTIN_GRAMMARS = {
 }
 
 
+def _trust(trusted_perl) -> bool:
+    if not isinstance(trusted_perl, bool):
+        raise TypeError(f"trusted_perl: True or False, not {trusted_perl!r}")
+    return trusted_perl
+
+
 class Grammar:
     """An RQG-dialect grammar, loaded from files or text (``builtin:select``,
     ``builtin:statements``: the query builder alone).
@@ -86,13 +92,20 @@ class Grammar:
     rule's text; ``ctx`` offers ``below(n)``, ``range(lo, hi)``,
     ``choice(seq)`` (all recorded, so replay works), ``expand(name)``,
     ``thread_id`` and ``last_table``.
+
+    Its Perl (``{ ... }`` blocks, ``$variables``) runs restricted: it cannot run, wait for or
+    signal processes, open or write files, use the network, load native code (XS modules) or
+    change Gauntlet's signal handlers, environment or user; such code does not compile. Give
+    ``trusted_perl=True`` for a grammar you trust that needs them. Any block is bounded to
+    1 GiB of memory.
     """
 
     def __init__(self, path: Union[str, os.PathLike], *redefine: Union[str, os.PathLike],
-                 rules: Optional[Mapping[str, Callable]] = None):
+                 rules: Optional[Mapping[str, Callable]] = None, trusted_perl: bool = False):
         """Loads grammar files: ``Grammar("g.yy", "r.yy")`` is ``Grammar.from_file("g.yy", "r.yy")``;
         ``builtin:NAME`` names one of BUILTIN_GRAMMARS."""
         g = _core.Grammar()
+        g.trusted_perl = _trust(trusted_perl)
         for p in (path, *redefine):
             if not isinstance(p, (str, os.PathLike)):
                 raise TypeError(f"Grammar(path, *redefine): a grammar file path, not {type(p).__name__}; "
@@ -109,16 +122,17 @@ class Grammar:
 
     @classmethod
     def from_file(cls, path: Union[str, os.PathLike], *redefine: Union[str, os.PathLike],
-                  rules: Optional[Mapping[str, Callable]] = None) -> "Grammar":
+                  rules: Optional[Mapping[str, Callable]] = None, trusted_perl: bool = False) -> "Grammar":
         """Loads ``path`` and then each ``redefine`` file, whose rules replace earlier ones
         (RQG's ``--redefine``). Raises InvalidInput naming the file, line and column."""
-        return cls(path, *redefine, rules=rules)
+        return cls(path, *redefine, rules=rules, trusted_perl=trusted_perl)
 
     @classmethod
     def from_string(cls, text: str, *redefine: str, rules: Optional[Mapping[str, Callable]] = None,
-                    name: str = "<string>") -> "Grammar":
+                    name: str = "<string>", trusted_perl: bool = False) -> "Grammar":
         """A grammar from text; ``name`` stands for the file in error messages."""
         g = _core.Grammar()
+        g.trusted_perl = _trust(trusted_perl)
         g.add_text(text, name)
         for i, extra in enumerate(redefine):
             g.add_text(extra, f"<redefine {i + 1}>")
@@ -155,6 +169,11 @@ class Grammar:
         return self._g.undefined_words
 
     @property
+    def trusted_perl(self) -> bool:
+        """Whether its Perl may run processes, open files and load native code (see the class)."""
+        return self._g.trusted_perl
+
+    @property
     def uses_perl(self) -> bool:
         """True when the grammar has Perl blocks or $variables."""
         return self._g.perl_blocks > 0
@@ -171,6 +190,7 @@ class Grammar:
 
     def __repr__(self) -> str:
         perl = f", {self._g.perl_blocks} Perl blocks" if self._g.perl_blocks else ""
+        perl += ", trusted Perl" if self._g.trusted_perl else ""
         return (f"Grammar({self._label!r}: {len(self.rules)} rules, "
                 f"{self._g.alternative_count} alternatives{perl}, {len(self.warnings)} warnings)")
 

@@ -228,7 +228,7 @@ class _Reducer:
         if self.hang_timeout is not None:
             self.lab.hang_timeout = self.hang_timeout
         # The data as statements: loaded as the run loaded it, then read back.
-        spec = data_spec(run.get("data"), run.get("seed", 1))
+        spec = data_spec(run.get("data"), run.get("seed", 1), run.get("trusted_perl", False))
         first = self.targets[0]
         setup, twins, databases = [], [], ["test"]
         probe = Case([], [], [], None, 1, options)
@@ -309,7 +309,8 @@ class _Reducer:
         if run.get("python_rules") or not run.get("grammar"):
             return None
         try:
-            grammar = Grammar(run["grammar"], *(run.get("redefine") or []))
+            grammar = Grammar(run["grammar"], *(run.get("redefine") or []),
+                              trusted_perl=run.get("trusted_perl", False))
         except (_core.InvalidInput, _core.GauntletError, OSError):
             return None
         for source in run.get("grammar_sources", []):

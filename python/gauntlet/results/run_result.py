@@ -140,8 +140,9 @@ class RunResult:
         return (f"<b>{self!r}</b><table>{rows}</table>"
                 + (f"<ul>{found}</ul>" if found else ""))
 
-    def table(self) -> str:
-        """The summary as text, for terminals."""
+    def table(self, *, error: bool = True) -> str:
+        """The summary as text, for terminals; ``error=False`` leaves out the run's error (the
+        command line prints it on stderr, see :meth:`error_line`)."""
         s = self._summary
         lat = s["latency_ms"]
         lines = [f"statements   {s['statements']:>12,}   {s['statements_per_second']:>10,.0f}/s",
@@ -170,10 +171,8 @@ class RunResult:
             times = f" (x{f['occurrences']})" if f.get("occurrences", 1) > 1 else ""
             where = f" in {self.out / 'findings' / f['id']}" if f.get("id") else ""
             lines.append(f"FINDING {f['kind']}{times}{known}: {f['signature'][:200]}{where}")
-        if s.get("error"):
-            e = s["error"]
-            where = f" (session {e['thread']})" if e.get("thread") else ""
-            lines.append(f"ERROR {e['kind']}{where}: {e['message']}")
+        if error and self.error_line():
+            lines.append(self.error_line())
         if s.get("signal"):
             lines.append(f"stopped by {s['signal']}")
         if s.get("rounds"):
@@ -185,6 +184,15 @@ class RunResult:
                            f"each in {self.out / 'rounds'}/NNN")
         lines.append(f"stopped by {s['stop_reason']} after {s['seconds']:.1f} s; results in {self.out}")
         return "\n".join(lines)
+
+
+    def error_line(self) -> str:
+        """What ended the run when it was an error ("ERROR grammar (session 2): ..."), else ""."""
+        e = self._summary.get("error")
+        if not e:
+            return ""
+        where = f" (session {e['thread']})" if e.get("thread") else ""
+        return f"ERROR {e['kind']}{where}: {e['message']}"
 
 
 def compare(results: Iterable, labels: Optional[Sequence[str]] = None):

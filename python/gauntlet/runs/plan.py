@@ -28,7 +28,7 @@ RUN_DEFAULTS = {
     "queries": _EXECUTOR.queries, "seed": _EXECUTOR.seed, "rate": _EXECUTOR.rate, "server": "default",
     "mysqld": [], "out": "gauntlet-run", "statement_timeout": _EXECUTOR.statement_timeout,
     "hang_timeout": _EXECUTOR.hang_timeout, "generate_timeout": _EXECUTOR.generate_timeout,
-    "statement_log": _EXECUTOR.statement_log, "max_depth": _EXECUTOR.max_depth,
+    "statement_log": _EXECUTOR.statement_log, "max_depth": _EXECUTOR.max_depth, "trusted_perl": False,
     "keep_server": False, "data_template": False, "overwrite": False,
     "targets": None, "oracles": ["crash"], "known_bugs": None, "keep_going": False,
 }
@@ -127,16 +127,17 @@ def known_bugs(path) -> list:
     return _core.load_known_bugs(os.fspath(path)) if path else []
 
 
-def data_spec(data, seed: int = 1) -> Optional[Schema]:
+def data_spec(data, seed: int = 1, trusted_perl: bool = False) -> Optional[Schema]:
     """The data a run loads: a Schema, "random[:SEED]", run.json's record of one, a file, None for RQG's
-    default tables, or "none" (what the server has)."""
+    default tables, or "none" (what the server has). A .zz file's Perl is trusted as the grammar's is."""
     if isinstance(data, Schema):
         return data
     if isinstance(data, str) and re.fullmatch(r"random(:\d+)?", data):
         return Schema.random(int(data.split(":")[1]) if ":" in data else seed)
     if isinstance(data, dict) and "schema" in data:  # as run.json records a Schema object
         return Schema.from_json(json.dumps(data["schema"]))
-    return None if data == "none" else Schema.rqg_default() if data is None else load_data_spec(data)
+    return None if data == "none" else Schema.rqg_default() if data is None else \
+        load_data_spec(data, trusted_perl=trusted_perl)
 
 
 def server_params(server, mysqld) -> Optional["_core.ConnectionParams"]:

@@ -64,7 +64,7 @@ def keep_going(workload, label: str, data, plan: RunPlan):
         def start_round(n, folder, left, tick):
             seed = settings["seed"] + n - 1
             mine = dataclasses.replace(
-                plan, spec=data_spec(data, seed), settings={**settings, "seed": seed, "duration": left},
+                plan, spec=data_spec(data, seed, record.get("trusted_perl", False)), settings={**settings, "seed": seed, "duration": left},
                 out=folder, progress=tick, keep_server=False, overwrite=False,
                 record={**record, "seed": seed, "duration": left, "keep_going": False, "round": n,
                         "round_of": str(out)})

@@ -32,7 +32,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
         mysqld=None, out: Union[str, os.PathLike] = _D["out"], statement_timeout: float = _D["statement_timeout"],
         hang_timeout: float = _D["hang_timeout"], generate_timeout: float = _D["generate_timeout"],
         statement_log: bool = _D["statement_log"], max_depth: int = _D["max_depth"],
-        progress: Union[bool, Callable] = False,
+        trusted_perl: bool = _D["trusted_perl"], progress: Union[bool, Callable] = False,
         keep_server: bool = False, data_template: bool = False, overwrite: bool = False,
         targets: Optional[Sequence[Union[dict, Target]]] = None,
         oracles: Union[str, Sequence[Union[str, Oracle]]] = ("crash",),
@@ -43,7 +43,9 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     a path to a mariadbd/mysqld binary, a DSN (mysql://...) of a server that is
     already running, or a ManagedServer. ``data``: None for RQG's default
     tables A..DD, a Schema (with row counts and value expressions), a JSON data
-    spec, an RQG ``.zz`` file, or "none" to use what the server already has. ``data_template``: keep the loaded datadir in the
+    spec, an RQG ``.zz`` file, or "none" to use what the server already has.
+    ``trusted_perl``: the grammar's and the ``.zz`` file's Perl may run processes, open files
+    and load native code (see :class:`Grammar`; a Grammar object brings its own). ``data_template``: keep the loaded datadir in the
     template cache and start later runs with the same binary, options, data
     and seed from a copy of it (a second template level, for campaigns that
     restart often). ``out`` must not hold an earlier run unless ``overwrite``.
@@ -87,10 +89,15 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     if isinstance(grammar, Grammar) and redefine:
         raise _core.InvalidInput("redefine: applies to grammar files; give them to Grammar.from_file(path, "
                                  "*redefine) or pass the grammar as a path")
-    g = grammar if isinstance(grammar, Grammar) else Grammar.from_file(os.fspath(grammar), *redefine)
+    if isinstance(grammar, Grammar) and trusted_perl:
+        raise _core.InvalidInput("trusted_perl: applies to grammar files; give it to Grammar.from_file(path, "
+                                 "trusted_perl=True) or pass the grammar as a path")
+    g = grammar if isinstance(grammar, Grammar) else Grammar.from_file(os.fspath(grammar), *redefine,
+                                                                       trusted_perl=trusted_perl)
+    trusted_perl = g.trusted_perl
     if isinstance(data, os.PathLike):
         data = os.fspath(data)
-    spec = data_spec(data, settings["seed"])
+    spec = data_spec(data, settings["seed"], trusted_perl)
     chosen = checked_targets(targets, server, mysqld)
     checks = oracle_names(oracles, chosen)
     check_kept_oracles(g._g, checks)
@@ -99,7 +106,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
               "redefine": [os.fspath(r) for r in redefine],
               "grammar_sources": [{"source": name, "sha256": hashlib.sha256(g._g.source_text(name)).hexdigest()}
                                   for name in g._g.sources],
-              "python_rules": g.python_rules, **settings,
+              "python_rules": g.python_rules, "trusted_perl": trusted_perl, **settings,
               "data": data if data is None or isinstance(data, str) else {"schema": json.loads(data.to_json())},
               "server": without_password(server) if isinstance(server, str) else None, "mysqld": mysqld,
               "statement_log": statement_log, "targets": [t.to_dict() for t in chosen] if targets else None,
@@ -196,11 +203,12 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
                                               if hang_timeout is None else hang_timeout),
                 "generate_timeout": 0, "max_depth": recorded.get("max_depth", _D["max_depth"])}
     record = {"replay_of": str(run_dir), "sessions": sessions, "ordered": ordered, "until_seq": until_seq,
-              **{k: recorded.get(k) for k in ("grammar", "redefine", "data", "max_depth")}, **settings,
+              **{k: recorded.get(k) for k in ("grammar", "redefine", "data", "max_depth")},
+              "trusted_perl": recorded.get("trusted_perl", False), **settings,
               "server": without_password(server) if isinstance(server, str) else None, "mysqld": mysqld,
               "statement_log": statement_log}
     attempts = check_setting("attempts", attempts)
-    spec = data_spec(recorded.get("data"), recorded["seed"])
+    spec = data_spec(recorded.get("data"), recorded["seed"], recorded.get("trusted_perl", False))
     # A run with several targets replays on all of them, unless a server is given.
     recorded_targets = recorded.get("targets") if server == (recorded.get("server") or "default") else None
     if recorded_targets:

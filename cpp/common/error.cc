@@ -7,6 +7,9 @@ std::string SourceLocation::ToString() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
+OutputError::OutputError(const std::string& file, const std::string& reason, const std::string& lost)
+    : Error("cannot write " + file + ": " + reason + (lost.empty() ? "" : "; " + lost)) {}
+
 InvalidInput::InvalidInput(const SourceLocation& where,
                            const std::string& message)
     : Error(where.ToString() + ": " + message),

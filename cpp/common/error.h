@@ -44,6 +44,13 @@ class GenerationError : public Error {
   explicit GenerationError(const std::string& message) : Error(message) {}
 };
 
+// A file Gauntlet writes could not be written (a full or read-only disk):
+// "cannot write FILE: REASON; LOST", where LOST says what the output lacks.
+class OutputError : public Error {
+ public:
+  OutputError(const std::string& file, const std::string& reason, const std::string& lost = "");
+};
+
 // Line and column (1-based) of byte `offset` in `text`.
 SourceLocation LocationOf(const std::string& file, const std::string& text,
                           size_t offset);

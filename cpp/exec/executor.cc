@@ -124,7 +124,10 @@ void Executor::WorkerLoop(Worker& w) {
     ReportFailure("internal", w.id, "unknown exception");
   }
   w.generate_start = 0;
-  if (w.log.is_open()) w.log.flush();
+  if (w.log.is_open()) {
+    w.log.flush();
+    if (!w.log) LogFailed(w, shared_->seq.load());
+  }
   w.done = true;
 }
 
@@ -326,8 +329,10 @@ void Executor::StartWorkers() {
       w->generator = std::make_unique<Generator>(grammar_, schema_, g);
     }
     if (options_.statement_log && !options_.out_dir.empty()) {
-      w->log.open(std::filesystem::path(options_.out_dir) / ("statements-" + std::to_string(w->id) + ".jsonl"));
-      w->log << StatementLogLine::Header(w->id) << '\n';
+      w->log_name = "statements-" + std::to_string(w->id) + ".jsonl";
+      w->log.open(std::filesystem::path(options_.out_dir) / w->log_name);
+      w->log << StatementLogLine::Header(w->id) << '\n' << std::flush;
+      if (!w->log) throw OutputError(options_.out_dir + "/" + w->log_name, std::strerror(errno));
     }
     workers_.push_back(std::move(w));
   }

@@ -127,6 +127,8 @@ class Executor {
                   const std::vector<ResultSet>& results, const ReplayKey* key, bool others_wrote,
                   const std::vector<const Rule*>* keeping_oracles);
   void ReportFailure(const std::string& kind, int thread, const std::string& message);
+  // A session's statement log could not be written (from statement `seq` on): an output error.
+  void LogFailed(Worker& w, uint64_t seq);
   // Counts the second ending at `t`; `whole`: also a second of the timeline.
   SecondStats CloseSecond(double t, bool whole = true);
   void LogStatement(Worker& w, uint64_t seq, size_t piece, int64_t start_ns, int64_t end_ns, const char* outcome,

@@ -120,6 +120,19 @@ void Executor::LogStatement(Worker& w, uint64_t seq, size_t piece, int64_t start
     for (const Outcome& x : *each) line.target_ms.push_back(static_cast<double>(x.nanos) / 1e6);
   if (piece == 0) line.key = key;
   w.log << line.Serialize() << '\n';
+  if (!w.log) LogFailed(w, seq);
+}
+
+void Executor::LogFailed(Worker& w, uint64_t seq) {
+  const std::string reason = std::strerror(errno);
+  w.log.close();
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  const std::string lost = "session " + std::to_string(w.id) + "'s statement log ends before statement " +
+                           std::to_string(seq) + " (its last line may be torn), so a replay stops there";
+  if (!shared_->OutputFailed(OutputError(w.log_name, reason, lost).what(), w.id)) return;
+  nlohmann::json j = shared_->result.failure->ToJson();
+  j["type"] = "error";
+  shared_->Event(j);
 }
 
 int64_t Executor::WaitDue(Worker& w) {

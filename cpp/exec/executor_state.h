@@ -4,6 +4,8 @@
 #define GAUNTLET_EXEC_EXECUTOR_STATE_H_
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -16,7 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/error.h"
 #include "common/rng.h"
+#include "exec/clock.h"
 #include "exec/executor.h"
 #include "exec/finding.h"
 #include "exec/syntax_share.h"
@@ -80,7 +84,25 @@ struct Executor::Shared {
 
   // REQUIRES: mu held.
   void Event(const nlohmann::json& j) {
-    if (events.is_open()) events << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+    if (!events.is_open()) return;
+    events << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+    if (!events) {
+      const std::string reason = std::strerror(errno);
+      events.close();
+      OutputFailed(OutputError("events.jsonl", reason, "the events stop here").what(), 0);
+    }
+  }
+  // Ends the run with an "output" error: a file of its results could not be
+  // written. Unlike other failures it counts after the run stopped too (the
+  // last lines of a log are written then), and it is reported even then.
+  // False when another failure came first. REQUIRES: mu held.
+  bool OutputFailed(const std::string& message, int thread) {
+    if (result.failure) return false;
+    result.failure = RunFailure{"output", Since(NowNs()), thread, message};
+    stop_reason = "error";
+    if (!stop) stopped_at = NowNs();
+    stop = true;
+    return true;
   }
   void AddFinding(Finding f) {
     nlohmann::json j = f.ToJson();
@@ -97,6 +119,7 @@ struct Executor::Worker {
   std::unique_ptr<Generator> generator;
   std::thread thread;
   std::ofstream log;
+  std::string log_name;  // statements-N.jsonl
 
   std::mutex mu;  // guards the per-second block, errors, target totals and `current`
   LatencyHistogram second;

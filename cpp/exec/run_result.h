@@ -24,7 +24,7 @@ namespace gauntlet {
 // generation got stuck, or Gauntlet itself failed. Ends the run like a
 // finding does, but is not one.
 struct RunFailure {
-  std::string kind;       // "grammar", "stuck", "internal"
+  std::string kind;       // "grammar", "stuck", "oracle", "output", "internal"
   double at = 0;
   int thread = 0;
   std::string message;

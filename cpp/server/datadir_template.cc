@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/error.h"
 #include "common/process.h"
 #include "server/crash_log.h"
 #include "server/managed_server.h"
@@ -166,10 +167,19 @@ std::string EnsureTemplate(const std::string& binary, const std::vector<std::str
 }
 
 void CopyDatadir(const std::string& from, const std::string& target) {
-  fs::create_directories(fs::path(target).parent_path());
-  CopyEntry(from, target);
-  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(from)) {
-    CopyEntry(entry.path(), fs::path(target) / fs::relative(entry.path(), from));
+  try {
+    fs::create_directories(fs::path(target).parent_path());
+    CopyEntry(from, target);
+    for (const fs::directory_entry& entry : fs::recursive_directory_iterator(from)) {
+      CopyEntry(entry.path(), fs::path(target) / fs::relative(entry.path(), from));
+    }
+  } catch (const fs::filesystem_error& e) {
+    // Most often a full disk under the run's folder: said as that, not as a library's message,
+    // and the part copied removed, so that what the run writes next has room.
+    std::error_code ignored;
+    fs::remove_all(target, ignored);
+    throw OutputError(e.path2().empty() ? e.path1().string() : e.path2().string(), e.code().message(),
+                      "the server's datadir (a copy of " + from + ") was not made");
   }
 }
 

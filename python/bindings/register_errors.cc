@@ -17,10 +17,14 @@ void RegisterErrors(py::module_& m) {
     return py::handle(cls);
   }();
   static py::exception<GenerationError> generation(m, "GenerationError", error.ptr());
+  static py::exception<OutputError> output(m, "OutputError", error.ptr());
   error.attr("__doc__") = "Gauntlet failed at something it could not recover from (the base of its errors).";
   invalid_input.attr("__doc__") =
       "Bad input: a grammar, data spec, config, DSN, option or argument. Also a ValueError. The message "
       "names the file, line and column or the setting; .file, .line, .column and .reason hold them.";
+  output.attr("__doc__") =
+      "A file of the results could not be written (a full or read-only disk): the message names the file, the "
+      "system's reason and what the results lack.";
   generation.attr("__doc__") =
       "Generating a statement failed: a Perl block died, a Python rule raised, or the statement grew "
       "past its size limit. The message names the rule and the block's file and line.";
@@ -37,6 +41,8 @@ void RegisterErrors(py::module_& m) {
       PyErr_SetObject(invalid_input.ptr(), exc.ptr());
     } catch (const GenerationError& e) {
       generation(e.what());
+    } catch (const OutputError& e) {
+      output(e.what());
     } catch (const Error& e) {
       error(e.what());
     }

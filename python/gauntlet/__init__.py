@@ -12,7 +12,7 @@ except ImportError as e:  # pragma: no cover - only without a build
         "gauntlet._core is not built. Run `make build` in the source tree, or "
         "`pip install --no-build-isolation --no-index .`") from e
 
-from ._core import GauntletError, GenerationError, InvalidInput
+from ._core import GauntletError, GenerationError, InvalidInput, OutputError
 from .version import __version__
 from .grammar import Column, Coverage, Generator, Grammar, RuleContext, Schema, Table, split_statements
 from .server import Connection, ManagedServer, ServerError, ServerRefused, Target, parse_dsn
@@ -26,8 +26,8 @@ from .perf import BenchResult, BestToBest, QueryComparison, ScalingResult, best_
 __all__ = [
     "bench", "BenchResult", "best_to_best", "BestToBest", "Campaign", "CampaignResult", "Column", "compare",
     "compare_queries", "Connection", "Coverage", "Finding", "GauntletError", "GenerationError", "Generator",
-    "Grammar", "InvalidInput", "ManagedServer", "Observation", "OptionSpace", "Oracle", "parse_dsn", "Plan",
-    "QueryComparison", "reduce", "Reduction", "replay", "RuleContext", "Run", "run", "RunResult", "scaling",
+    "Grammar", "InvalidInput", "ManagedServer", "Observation", "OptionSpace", "Oracle", "OutputError", "parse_dsn",
+    "Plan", "QueryComparison", "reduce", "Reduction", "replay", "RuleContext", "Run", "run", "RunResult", "scaling",
     "ScalingResult", "Schema", "ServerError", "ServerRefused", "Skip", "split_statements", "Table", "Target",
     "Triage", "triage",
 ]

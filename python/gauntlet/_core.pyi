@@ -124,6 +124,10 @@ class ManagedServer:
     def stop(self, timeout: float = ...) -> None: ...
 
 
+class OutputError(GauntletError):
+    """A file of the results could not be written (a full or read-only disk): the message names the file, the system's reason and what the results lack."""
+
+
 class RootCauses:
     """Findings grouped by root cause (root_causes.json's shape)."""
     def __init__(self) -> None: ...

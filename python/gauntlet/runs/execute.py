@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import traceback
@@ -10,7 +11,7 @@ import traceback
 from .. import _core
 from ..results import RunResult
 from ..formats import stamped
-from .folder import claim_out
+from .folder import claim_out, write_atomically
 from .preparation import Stop, prepare_target
 from .plan import RunPlan, oracle_label
 from .signals import Interrupts, progress_printer
@@ -23,11 +24,12 @@ def run_workload(workload, info: dict, plan: RunPlan) -> RunResult:
     record = {**plan.record, "gauntlet_version": __version__}
     info = {**info, "settings": record}
     lock = claim_out(plan.out, plan.overwrite)
+    _reserve_room(plan.out)
     try:
         try:
-            (plan.out / "run.json").write_text(json.dumps(stamped("run", record), indent=2, default=str) + "\n")
-        except OSError as e:
-            print(f"gauntlet: cannot write {plan.out / 'run.json'}: {e.strerror}", file=sys.stderr)
+            write_atomically(plan.out / "run.json", json.dumps(stamped("run", record), indent=2, default=str) + "\n")
+        except OSError as e:  # nothing started: the folder holds no run
+            raise _core.OutputError(f"cannot write {plan.out / 'run.json'}: {e.strerror}; the run did not start")
         with Interrupts() as interrupts:
             summary, timeline = _run_claimed(workload, info, plan, interrupts)
     finally:
@@ -53,8 +55,9 @@ def _run_claimed(workload, info: dict, plan: RunPlan, interrupts: Interrupts):
     except (_core.InvalidInput, _core.GauntletError) as e:
         summary = _core.empty_summary()
         summary["stop_reason"] = "error"
-        summary["error"] = {"kind": "input" if isinstance(e, _core.InvalidInput) else "internal",
-                            "at": 0, "thread": 0, "message": str(e)}
+        kind = "input" if isinstance(e, _core.InvalidInput) else "output" if isinstance(e, _core.OutputError) \
+            else "internal"
+        summary["error"] = {"kind": kind, "at": 0, "thread": 0, "message": str(e)}
         raise
     finally:
         try:
@@ -122,13 +125,31 @@ def _execute(workload, plan: RunPlan, ready: list, schema, described: dict, inte
     return result
 
 
+# Disk space held from the start for summary.json, so that a run that fills the disk (its statement
+# logs, a server's files under OUT) can still say so in its summary.
+_SUMMARY_ROOM = ".gauntlet.summary-room"
+
+
+def _reserve_room(out) -> None:
+    try:
+        with open(out / _SUMMARY_ROOM, "wb") as f:
+            os.posix_fallocate(f.fileno(), 0, 1 << 20)
+    except OSError:  # a disk too full already: the run finds out soon enough, and says so
+        (out / _SUMMARY_ROOM).unlink(missing_ok=True)
+
+
 def _write_summary(summary: dict, info: dict, plan: RunPlan, interrupts: Interrupts) -> None:
+    (plan.out / _SUMMARY_ROOM).unlink(missing_ok=True)
     summary.update(info)
     summary["oracles_run"] = [oracle_label(o) for o in plan.oracles]
     if interrupts.signum is not None:
         summary["stop_reason"] = "interrupted"
         summary["signal"] = signal.Signals(interrupts.signum).name
     try:
-        (plan.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        write_atomically(plan.out / "summary.json", json.dumps(summary, indent=2) + "\n")
     except OSError as e:  # a full or vanished disk under OUT: the result object still has it all
-        print(f"gauntlet: cannot write {plan.out / 'summary.json'}: {e.strerror}", file=sys.stderr)
+        message = f"cannot write {plan.out / 'summary.json'}: {e.strerror}; the run's folder has no summary"
+        print(f"gauntlet: {message}", file=sys.stderr)
+        if not summary.get("error"):  # the run itself went well: exit 2 says its results did not
+            summary["stop_reason"] = "error"
+            summary["error"] = {"kind": "output", "at": summary.get("seconds", 0), "thread": 0, "message": message}

@@ -15,6 +15,18 @@ RUN_FILES = ("summary.json", "events.jsonl", "run.json", "findings.jsonl")
 RUN_FOLDERS = ("findings", "rounds")
 
 
+def write_atomically(path: pathlib.Path, text: str) -> None:
+    """Writes ``path`` whole or not at all (a full disk leaves the file as it was, never torn or
+    empty); raises OSError when it could not."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def claim_out(out: pathlib.Path, overwrite: bool):
     """Makes ``out`` this run's folder: a writable directory that no other run uses.
 
@@ -36,10 +48,13 @@ def claim_out(out: pathlib.Path, overwrite: bool):
         holder = lock.read().strip() or "unknown"
         lock.close()
         raise _core.InvalidInput(f"out: {out} is in use by another run (pid {holder})") from None
-    lock.seek(0)
-    lock.truncate()
-    lock.write(str(os.getpid()))
-    lock.flush()
+    try:  # unbuffered: a full disk fails here, not in a later close()
+        os.ftruncate(lock.fileno(), 0)
+        os.pwrite(lock.fileno(), str(os.getpid()).encode(), 0)
+    except OSError as e:
+        lock.close()
+        raise _core.OutputError(f"cannot write {out / '.gauntlet.lock'}: {e.strerror}; the run did not start") \
+            from None
     earlier = sorted(p.name for p in out.iterdir()
                      if p.name in RUN_FILES or (p.name.startswith("statements-") and p.suffix == ".jsonl"))
     if earlier and not overwrite:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import pathlib
 import shutil
 import sys
@@ -29,7 +28,7 @@ from ..results import RunResult
 from ..formats import stamped
 from ..server import ManagedServer
 from .execute import run_workload
-from .folder import claim_out
+from .folder import claim_out, write_atomically
 from .plan import RunPlan, data_spec
 from .preparation import remove_stopped_server
 from .signals import Interrupts, progress_printer
@@ -218,10 +217,8 @@ class _Total:
         self._replace("root_causes.json", causes.to_json())
 
     def _replace(self, name: str, record: dict) -> None:
-        tmp = self.out / f"{name}.tmp"
         try:
-            tmp.write_text(json.dumps(record, indent=2) + "\n")
-            os.replace(tmp, self.out / name)
+            write_atomically(self.out / name, json.dumps(record, indent=2) + "\n")
         except OSError as e:
             print(f"gauntlet: cannot write {self.out / name}: {e.strerror}", file=sys.stderr)
 

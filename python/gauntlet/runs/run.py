@@ -8,6 +8,7 @@ import json
 import os
 import pathlib
 import re
+import warnings
 from typing import Callable, Optional, Sequence, Union
 
 from .. import _core
@@ -137,6 +138,20 @@ def _login_of(target: dict) -> dict:
     return t
 
 
+def _warn_if_logs_incomplete(run_dir: pathlib.Path) -> None:
+    """Says so when the run could not write all its statement logs (a full disk): the replay then
+    executes only what was logged."""
+    try:
+        error = json.loads((run_dir / "summary.json").read_text()).get("error") or {}
+    except (OSError, ValueError):
+        warnings.warn(f"{run_dir}: no readable summary.json: the run was killed or its disk was full, so its "
+                      "statement logs may end early", stacklevel=3)
+        return
+    if error.get("kind") == "output":
+        warnings.warn(f"{run_dir}: the run's results are incomplete, the replay executes what was logged: "
+                      f"{error.get('message')}", stacklevel=3)
+
+
 def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLike] = None,
            sessions: Optional[int] = None, ordered: bool = True, until_seq: int = 0,
            server: Union[None, str, ManagedServer] = None, mysqld=None, hang_timeout: Optional[float] = None,
@@ -184,6 +199,7 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
                                  "(run with statement_log=True / --statement-log)")
     if sessions not in (None, 1):
         raise _core.InvalidInput(f"sessions: None (the run's sessions) or 1, not {sessions!r}")
+    _warn_if_logs_incomplete(run_dir)
     script = _core.Script.from_statement_logs([str(p) for p in logs], sessions or 0, check_setting("until_seq", until_seq))
     script.ordered = ordered
     if script.statements == 0:

@@ -156,6 +156,12 @@ void Generator::FindStartRules() {
                        "the grammar has no 'query' rule (nor '" + thread + "')");
   init_rule_ = grammar_->FindRule(thread + "_init");
   if (init_rule_ < 0) init_rule_ = grammar_->FindRule("query_init");
+  for (int start : {query_rule_, init_rule_}) {
+    const Rule* r = start < 0 ? nullptr : &grammar_->rules()[start];
+    if (r != nullptr && r->height == INT_MAX && r->callback < 0)
+      throw InvalidInput(r->where, "rule '" + r->name + "' recurses without end (no alternative leads out of "
+                                   "the cycle): no statement can be made from it");
+  }
 }
 
 Generator::~Generator() = default;

@@ -67,8 +67,11 @@ std::string Grammar::source_text(const std::string& source) const {
   return it == texts_.end() ? std::string() : it->second;
 }
 
-void Grammar::AddText(const std::string& text, const std::string& file) {
+void Grammar::AddText(const std::string& with_bom, const std::string& file) {
   if (finished_) throw Error("grammar is already finished");
+  // A UTF-8 byte order mark (editors on Windows write one) is no part of the first rule's name.
+  static constexpr char kBom[] = "\xEF\xBB\xBF";
+  const std::string text = with_bom.rfind(kBom, 0) == 0 ? with_bom.substr(3) : with_bom;
   std::vector<size_t> skipped;
   std::vector<RawRule> parsed = ParseGrammarText(text, file, &skipped);
   texts_[file] = text;

@@ -475,9 +475,12 @@ namespace gauntlet {
 namespace {
 
 TEST(Generator, EndlessRecursionIsAnErrorNotACrash) {
-  auto g = Make("query: loop ;\nloop: X loop | loop Y ;\n");
+  // From the start rule: no statement can be made, said when the generator is made.
+  EXPECT_THROW(Make("query: loop ;\nloop: X loop | loop Y ;\n"), InvalidInput);
+  // Below it: said by the statement that reaches it.
+  auto g = Make("query: SELECT 1 | loop ;\nloop: X loop | loop Y ;\n");
   EXPECT_FALSE(g->grammar().warnings().empty());  // "can never finish"
-  EXPECT_THROW(g->Next(), GenerationError);
+  EXPECT_THROW(for (int i = 0; i < 100; ++i) g->Next(), GenerationError);
 }
 
 }  // namespace

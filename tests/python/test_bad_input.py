@@ -85,6 +85,15 @@ CASES = {
                                        "mysql://root@127.0.0.1:1/t"], "each round starts fresh servers"),
     "keep going keeps no server": (lambda p: ["--grammar", OPTIMIZER, "--keep-going", "--keep-server"],
                                    "keep_server: a keep-going run"),
+    "empty grammar": (lambda p: ["--grammar", config(p, "", "g.yy")], "g.yy: the grammar has no 'query' rule"),
+    "endless grammar": (lambda p: ["--grammar", config(p, "query: a ;\na: a b ;\nb: SELECT 1 ;\n", "g.yy")],
+                        "g.yy:1:1: rule 'query' recurses without end"),
+    "misspelt option": (lambda p: ["--grammar", OPTIMIZER, "--mysqld", "join_cache_levle=2"],
+                        "does not know the option 'join_cache_levle'; did you mean 'join_cache_level'?"),
+    "misspelt option of target b": (lambda p: ["--grammar", OPTIMIZER, "--target", "a", "--target",
+                                               "b,optimizer_swtich=mrr=on"], "targets: b: /usr/sbin/mariadbd does not "
+                                                                             "know the option 'optimizer_swtich'"),
+    "option without a name": (lambda p: ["--grammar", OPTIMIZER, "--mysqld", "=5"], "not '=5'"),
 }
 
 
@@ -100,6 +109,46 @@ def test_bad_input_exits_2_with_a_clear_message(tmp_path, case):
     assert "Traceback" not in r.stderr, r.stderr
     assert message in r.stderr, r.stderr
     assert processes_under(tmp_path) == []
+    if case in ("empty grammar", "endless grammar", "misspelt option", "misspelt option of target b"):
+        assert not (tmp_path / "out").exists()  # said before any server started, nothing claimed
+
+
+def test_run_shows_grammar_warnings_and_takes_a_byte_order_mark(tmp_path):
+    grammar = tmp_path / "g.yy"
+    grammar.write_bytes(b"\xef\xbb\xbfquery: SELECT 1 | selct_list ;\n")
+    assert Grammar(grammar).rules == ["query"]
+    r = gauntlet_cli("run", "--grammar", grammar, "--mysqld", "no_such_option=1", "--out", tmp_path / "out")
+    assert r.returncode == 2 and "does not know the option 'no_such_option'" in r.stderr, r.stderr
+    assert "warning: " + str(grammar) + ":1:19: 'selct_list' is not a rule or built-in" in r.stderr, r.stderr
+
+
+def test_option_values_are_read_as_a_config_file_would_and_names_are_checked():
+    assert gauntlet.server.option_list(["sql_mode='ANSI_QUOTES'", '--init_connect="SET @a = 1"', "skip-log-bin"]) \
+        == ["sql_mode=ANSI_QUOTES", "init_connect=SET @a = 1", "skip-log-bin"]
+    assert gauntlet.server.option_list({"sql_mode": "'ANSI_QUOTES'"}) == ["sql_mode=ANSI_QUOTES"]
+    for bad in (["=5"], ["sql mode=1"], {"": 1}, {"a b": 1}):
+        with pytest.raises(gauntlet.InvalidInput, match="mysqld"):
+            gauntlet.server.option_list(bad)
+    check = gauntlet.server.check_known_options
+    check("/usr/sbin/mariadbd", ["character-set-server=utf8mb4", "skip-log-bin", "loose-no-such=1", "datadir=/x",
+                                 "innodb_buffer_pool_size=64M", "disable-performance-schema"])
+    check("/usr/sbin/mariadbd", ["plugin_load_add=ha_rocksdb", "rocksdb_block_size=4096"])  # the plugin's to judge
+    with pytest.raises(gauntlet.InvalidInput, match="targets: b: .* does not know the option 'no_such'"):
+        check("/usr/sbin/mariadbd", ["no_such=1"], "targets: b")
+
+
+@pytest.mark.slow
+def test_a_run_that_stopped_at_its_input_leaves_the_folder_to_the_corrected_command(tmp_path):
+    out = tmp_path / "out"
+    r = gauntlet_cli("run", "--grammar", OPTIMIZER, "--mysqld", "default_storage_engine=NoSuchEngine", "--duration", "2",
+                     "--out", out)
+    assert r.returncode == 2 and "refused to start" in r.stderr and (out / "summary.json").exists(), r.stderr
+    r = gauntlet_cli("run", "--grammar", OPTIMIZER, "--duration", "2", "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads((out / "summary.json").read_text())["statements"] > 0
+    # A run that ran is kept: the next needs --overwrite.
+    r = gauntlet_cli("run", "--grammar", OPTIMIZER, "--duration", "2", "--out", out)
+    assert r.returncode == 2 and "holds an earlier run" in r.stderr
 
 
 def test_python_refuses_what_the_cli_refuses(tmp_path):

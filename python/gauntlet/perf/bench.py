@@ -30,7 +30,7 @@ from typing import Dict, List, Optional, Sequence, Union
 
 from .. import _core
 from ..formats import version
-from ..server import ManagedServer, make_targets
+from ..server import ManagedServer, check_known_options, make_targets
 from .stats import RunSummary, Verdict, compare, separate_groups, summarize
 
 OLTP = pathlib.Path(__file__).resolve().parents[3] / "grammars" / "oltp"
@@ -201,6 +201,11 @@ def bench(targets: Sequence[dict], *, workload: str = "oltp_read_write", runs: i
     if any(t.is_dsn for t in chosen):
         raise _core.InvalidInput("bench: targets are servers Gauntlet starts (a binary or 'default'), "
                                  "restarted before every run")
+    for t in chosen:  # all of them before any server starts
+        check_known_options(t.binary, t.mysqld(), f"targets: {t.name}")
+    for name, value in (("tables", tables), ("table_size", table_size)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise _core.InvalidInput(f"bench: {name} must be a whole number, 1 or more, not {value!r}")
     if not isinstance(runs, int) or runs < 2:
         raise _core.InvalidInput(f"bench: runs must be 2 or more, not {runs!r}")
     if duration <= 0:

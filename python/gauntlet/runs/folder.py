@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pathlib
 import shutil
@@ -13,6 +14,18 @@ from .. import _core
 RUN_FILES = ("summary.json", "events.jsonl", "run.json", "findings.jsonl")
 # Folders a run writes into --out, removed with an earlier run's files and never without them.
 RUN_FOLDERS = ("findings", "rounds")
+
+
+def _never_started(out: pathlib.Path) -> bool:
+    """Whether the run in ``out`` stopped at its input (a misspelt option, a server that refused to
+    start, a disk too full) before a statement ran: nothing in it is worth keeping from the
+    corrected command."""
+    try:
+        summary = json.loads((out / "summary.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return (isinstance(summary, dict) and summary.get("stop_reason") == "error" and not summary.get("statements")
+            and not summary.get("findings") and (summary.get("error") or {}).get("kind") in ("input", "output"))
 
 
 def write_atomically(path: pathlib.Path, text: str) -> None:
@@ -57,7 +70,7 @@ def claim_out(out: pathlib.Path, overwrite: bool):
             from None
     earlier = sorted(p.name for p in out.iterdir()
                      if p.name in RUN_FILES or (p.name.startswith("statements-") and p.suffix == ".jsonl"))
-    if earlier and not overwrite:
+    if earlier and not overwrite and not _never_started(out):
         lock.close()
         raise _core.InvalidInput(f"out: {out} holds an earlier run ({', '.join(earlier)}); choose another "
                                  "folder, or pass overwrite=True (--overwrite) to replace it")

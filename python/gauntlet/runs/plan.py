@@ -17,7 +17,7 @@ from typing import Callable, Optional, Union
 from .. import _core
 from ..grammar import Schema, load_data_spec
 from ..oracles import Oracle
-from ..server import DEFAULT_BINARY, ManagedServer, make_targets, parse_dsn
+from ..server import DEFAULT_BINARY, ManagedServer, check_known_options, make_targets, parse_dsn
 
 _EXECUTOR = _core.RunOptions()  # the executor's own defaults (cpp/exec/executor.h)
 
@@ -77,6 +77,9 @@ def checked_targets(targets, server, mysqld) -> list:
         if t.options and isinstance(t.server, ManagedServer):
             raise _core.InvalidInput(f"targets: {t.name}: options go to ManagedServer(..., mysqld=...) when the "
                                      "server is one")
+        if not t.is_dsn and not isinstance(t.server, ManagedServer):
+            check_known_options(t.binary, (mysqld or []) + t.mysqld(),
+                                "mysqld" if len(chosen) == 1 else f"targets: {t.name}")
     return chosen
 
 

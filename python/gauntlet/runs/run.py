@@ -8,6 +8,7 @@ import json
 import os
 import pathlib
 import re
+import sys
 import warnings
 from typing import Callable, Optional, Sequence, Union
 
@@ -66,6 +67,9 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     (``summary["query_latency_ms"]``) counts from when it was due, queueing included; 0
     (default): closed loop, each session starts its next query when the last ends.
 
+    ``progress``: True prints the grammar's warnings and then a line a second on stderr; a
+    callable gets each second's numbers (returning True stops the run).
+
     ``keep_going``: a crash, hang, shutdown or unreachable server does not end
     the run: it is recorded, and the run goes on with fresh servers and data
     until ``duration`` is over, as rounds in OUT/rounds/NNN (round N with seed
@@ -96,9 +100,15 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     g = grammar if isinstance(grammar, Grammar) else Grammar.from_file(os.fspath(grammar), *redefine,
                                                                        trusted_perl=trusted_perl)
     trusted_perl = g.trusted_perl
+    if progress is True:
+        _say_warnings(g)
     if isinstance(data, os.PathLike):
         data = os.fspath(data)
     spec = data_spec(data, settings["seed"], trusted_perl)
+    # The grammar's start rules and Perl, checked before any server starts (the data's tables stand in
+    # for those a server would have).
+    _core.Generator(g._g, (spec or Schema.rqg_default())._s, settings["seed"], 1, settings["threads"],
+                    settings["max_depth"])
     chosen = checked_targets(targets, server, mysqld)
     checks = oracle_names(oracles, chosen)
     check_kept_oracles(g._g, checks)
@@ -122,6 +132,15 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     if keep_going:
         return run_keep_going(g._g, label, data, plan)
     return run_workload(g._g, {"grammar": label}, plan)
+
+
+def _say_warnings(g: Grammar, shown: int = 5) -> None:
+    """A grammar's warnings (a misspelt rule name printed as written, ...) on stderr, before the run."""
+    for w in g.warnings[:shown]:
+        print(f"warning: {w}", file=sys.stderr)
+    if len(g.warnings) > shown:
+        print(f"warning: ... and {len(g.warnings) - shown} more (gauntlet gensql --warnings lists them all)",
+              file=sys.stderr)
 
 
 def _login_of(target: dict) -> dict:

@@ -25,10 +25,17 @@ def _known_options(binary: str) -> tuple:
                              timeout=30).stdout
     except (OSError, subprocess.TimeoutExpired):
         return ()
-    return tuple(sorted({m.group(1).replace("-", "_") for m in re.finditer(r"^  --([a-z0-9_-]+)", out, re.M)}))
+    return tuple(sorted({m.group(1).replace("-", "_") for m in re.finditer(r"^  (?:-\S, )?--([a-z0-9_-]+)", out, re.M)}))
 
 
 _UNKNOWN_OPTION = re.compile(r"unknown (?:variable|option) '(?:--)?([^'=]+)")
+
+
+def _unknown_option(binary: str, name: str, setting: str = "mysqld") -> "_core.InvalidInput":
+    """The usage error for an option ``binary`` does not know, with the nearest one it does."""
+    near = difflib.get_close_matches(name.replace("-", "_"), _known_options(binary), n=1, cutoff=0.8)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return _core.InvalidInput(f"{setting}: {binary} does not know the option {name!r}{hint}")
 
 
 def _unknown_option_error(binary: str, log_errors: Sequence[str]) -> Optional["_core.InvalidInput"]:
@@ -37,11 +44,30 @@ def _unknown_option_error(binary: str, log_errors: Sequence[str]) -> Optional["_
     for line in log_errors:
         m = _UNKNOWN_OPTION.search(line)
         if m:
-            name = m.group(1)
-            near = difflib.get_close_matches(name.replace("-", "_"), _known_options(binary), n=1, cutoff=0.8)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
-            return _core.InvalidInput(f"mysqld: {binary} does not know the option {name!r}{hint}")
+            return _unknown_option(binary, m.group(1))
     return None
+
+
+_FLAG_PREFIXES = ("skip_", "enable_", "disable_", "maximum_")
+
+
+def check_known_options(binary: str, options: Sequence[str], setting: str = "mysqld") -> None:
+    """Refuses, before any server starts, an option that ``binary --verbose --help`` does not list,
+    naming ``setting`` and the nearest option it does know. ``loose-`` options, and every option
+    when one loads a plugin (whose options the list lacks), are left to the server."""
+    names = [o.split("=", 1)[0].strip().lstrip("-").replace("-", "_") for o in options]
+    if not names or any(n.startswith("plugin_load") for n in names):
+        return
+    known = set(_known_options(binary))
+    if not known:  # a binary that cannot list them: its start says what is wrong
+        return
+    for name in names:
+        base = name
+        for prefix in _FLAG_PREFIXES:
+            if base.startswith(prefix) and base[len(prefix):] in known:
+                base = base[len(prefix):]
+        if not name.startswith("loose_") and base not in known:
+            raise _unknown_option(binary, name, setting)
 
 
 def option_list(mysqld: Union[None, Mapping[str, object], Sequence[str]], setting: str = "mysqld") -> list:
@@ -53,7 +79,7 @@ def option_list(mysqld: Union[None, Mapping[str, object], Sequence[str]], settin
     if isinstance(mysqld, Mapping):
         items = []
         for k, v in mysqld.items():
-            if not isinstance(k, str) or not k.strip("-"):
+            if not isinstance(k, str) or not _OPTION_NAME.fullmatch(k):
                 raise _core.InvalidInput(f"{setting}: {k!r} is no option name")
             if not (v is None or isinstance(v, (str, int, float, bool))):
                 raise _core.InvalidInput(f"{setting}: option {k}: a value is text, a number or a flag, not {v!r}")
@@ -61,13 +87,25 @@ def option_list(mysqld: Union[None, Mapping[str, object], Sequence[str]], settin
     elif isinstance(mysqld, (list, tuple)):
         items = list(mysqld)
         for item in items:
-            if not isinstance(item, str) or not item.strip("- "):
+            if not isinstance(item, str) or not _OPTION_NAME.fullmatch(item.split("=", 1)[0].strip()):
                 raise _core.InvalidInput(f"{setting}: each option is a string OPTION=VALUE, not {item!r}")
     else:
         hint = f" (did you mean [{mysqld!r}]?)" if isinstance(mysqld, str) else ""
         raise _core.InvalidInput(f"{setting}: a list of OPTION=VALUE strings or a dict of options, "
                                  f"not {type(mysqld).__name__}{hint}")
-    return [item[2:] if item.startswith("--") else item for item in items]
+    return [_unquoted(item[2:] if item.startswith("--") else item) for item in items]
+
+
+_OPTION_NAME = re.compile(r"(--)?[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def _unquoted(option: str) -> str:
+    """OPTION='VALUE' as a my.cnf file means it: the quotes are no part of the value (on the server's
+    command line they would be)."""
+    name, eq, value = option.partition("=")
+    if eq and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    return name + eq + value
 
 
 class ServerRefused(_core.InvalidInput):

@@ -18,7 +18,7 @@ from .grammar import Column, Coverage, Generator, Grammar, RuleContext, Schema, 
 from .server import Connection, ManagedServer, ServerError, ServerRefused, Target, parse_dsn
 from .oracles import Observation, Oracle, Skip
 from .results import Finding, RunResult, Triage, compare, triage
-from .runs import Run, replay, run
+from .runs import Run, Stopped, replay, run
 from .reduction import Reduction, reduce
 from .combi import Campaign, CampaignResult, OptionSpace, Plan
 from .perf import BenchResult, BestToBest, QueryComparison, ScalingResult, best_to_best, bench, compare_queries, scaling
@@ -28,7 +28,7 @@ __all__ = [
     "compare_queries", "Connection", "Coverage", "Finding", "GauntletError", "GenerationError", "Generator",
     "Grammar", "InvalidInput", "ManagedServer", "Observation", "OptionSpace", "Oracle", "OutputError", "parse_dsn",
     "Plan", "QueryComparison", "reduce", "Reduction", "replay", "RuleContext", "Run", "run", "RunResult", "scaling",
-    "ScalingResult", "Schema", "ServerError", "ServerRefused", "Skip", "split_statements", "Table", "Target",
+    "ScalingResult", "Schema", "ServerError", "ServerRefused", "Skip", "split_statements", "Stopped", "Table", "Target",
     "Triage", "triage",
 ]
 

@@ -11,6 +11,7 @@ import threading
 import time
 
 import gauntlet
+import pytest
 
 from conftest import REPO
 
@@ -27,6 +28,13 @@ def processes_under(path) -> list:
     """Command lines of processes (servers, wrapper children) that name ``path``."""
     out = subprocess.run(["pgrep", "-af", "."], capture_output=True, text=True).stdout
     return [line for line in out.splitlines() if str(path) in line and "pgrep" not in line]
+
+
+def mount_tmpfs(path, size: str) -> None:
+    """A small filesystem to fill. The suite runs as root (as CI does): a machine where this cannot be
+    mounted fails the test rather than skip a promised behaviour."""
+    if os.system(f"mount -t tmpfs -o size={size} tmpfs {path}") != 0:
+        pytest.fail(f"cannot mount a {size} tmpfs at {path}: the disk-full tests need root and mount rights")
 
 
 def own_threads() -> int:

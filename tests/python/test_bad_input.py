@@ -342,3 +342,48 @@ def test_a_bench_killed_outright_leaves_no_server(tmp_path):
     out = tmp_path / "bench"
     killed_outright_leaves_nothing(["bench", "--workload", "oltp_point_select", "--target", "a", "--runs", "2",
                                     "--duration", "30", "--table-size", "100", "--out", out], out)
+
+
+def test_python_parameters_of_the_wrong_type_are_named(tmp_path):
+    g = Grammar.from_string("query: SELECT 1 ;")
+    out = tmp_path / "o"
+    cases = {
+        "data": lambda: gauntlet.run(g, data=5, out=out),
+        "out": lambda: gauntlet.run(g, out=5),
+        "known_bugs": lambda: gauntlet.run(g, known_bugs=5, out=out),
+        "statement_log": lambda: gauntlet.run(g, statement_log="yes", out=out),
+        "grammar": lambda: gauntlet.run(5, out=out),
+        "duration": lambda: gauntlet.bench([{"name": "a"}], duration="3", out=out),
+        "n": lambda: g.generate("3"),
+        "run_dir": lambda: gauntlet.replay(5),
+        "dir": lambda: gauntlet.ManagedServer(5),
+        "finding": lambda: gauntlet.reduce(5),
+        "triage: a folder": lambda: gauntlet.triage(5),
+        "trusted_perl": lambda: Grammar.from_string("query: SELECT 1 ;", trusted_perl=1),
+    }
+    for name, call in cases.items():
+        with pytest.raises(gauntlet.InvalidInput) as e:
+            call()
+        assert str(e.value).startswith(name), (name, str(e.value))
+    assert not out.exists()
+
+
+def test_misuse_of_commands_and_objects_is_said_plainly(tmp_path):
+    run = gauntlet.Run(Grammar.from_string("query: SELECT 1 ;"), out=tmp_path / "o")
+    for method in (run.stop, run.wait):
+        with pytest.raises(RuntimeError, match="the run was not started; call start"):
+            method()
+    (tmp_path / "file").write_text("")
+    with pytest.raises(gauntlet.InvalidInput, match="server: cannot make the server's folder .*file"):
+        gauntlet.ManagedServer(tmp_path / "file").start()
+    for argv, message in [(["gensql", "--grammar", OPTIMIZER, "--queries", "-5"], "--queries: 0 or more, not -5"),
+                          (["gensql", "--grammar", OPTIMIZER, "--max-depth", "0"], "--max-depth: 1 or more"),
+                          (["gensql", "--grammar", OPTIMIZER, "--thread", "-1"], "--thread: 1 or more"),
+                          (["server", "start", "--dir", str(tmp_path / "file")], "cannot make the server's folder"),
+                          (["plan", str(REPO / "examples" / "mariadb_options.json"), "--plan", "random", "--rows", "-5"],
+                           "random: rows must be a whole number, 1 or more, not -5"),
+                          (["plan", config(tmp_path, json.dumps({"parameters": {"a": [1, 2]},
+                                                                 "constraints": [{"forbid": {"a": [1, 2]}}]}),
+                                           "space.json")], "the constraints forbid every row")]:
+        r = gauntlet_cli(*argv)
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, (argv, r.stderr[-1500:])

@@ -19,7 +19,7 @@ import pytest
 from gauntlet import Grammar, ManagedServer
 
 from conftest import REPO, shared_dir
-from faults import Injector, check_ended, gauntlet_cli, own_threads, processes_under
+from faults import Injector, check_ended, gauntlet_cli, mount_tmpfs, own_threads, processes_under
 
 PLAIN = "conf__examples__example.yy"               # no Perl
 PERL = "conf__optimizer__optimizer_no_subquery.yy"  # 19 Perl blocks
@@ -184,12 +184,6 @@ def test_server_that_exits_during_startup_is_a_usage_error(tmp_path):
     assert summary["error"]["kind"] == "input" and not summary["findings"]
 
 
-def mount_tmpfs(path, size: str) -> None:
-    """A small filesystem to fill. The suite runs as root (as CI does): a machine where this cannot be
-    mounted fails the test rather than skip a promised behaviour."""
-    if os.system(f"mount -t tmpfs -o size={size} tmpfs {path}") != 0:
-        pytest.fail(f"cannot mount a {size} tmpfs at {path}: the disk-full tests need root and mount rights")
-
 
 @pytest.mark.slow
 def test_full_filesystem_under_the_datadir(tmp_path):
@@ -234,6 +228,45 @@ def test_signals_to_gauntlet_end_the_run_cleanly(tmp_path, sig, code):
     assert "Traceback" not in stderr
     summary = check_ended(tmp_path, stop_reason="interrupted", findings=[])
     assert summary["signal"] == sig.name and summary["statements"] > 0
+
+
+def test_ctrl_c_in_python_raises_keyboard_interrupt_with_the_result(tmp_path):
+    def press_ctrl_c(second):
+        os.kill(os.getpid(), signal.SIGINT)  # as Jupyter's interrupt does
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        gauntlet.run(REPO / "grammars" / "optimizer.yy", duration=60, progress=press_ctrl_c, out=tmp_path / "out")
+    assert isinstance(stopped.value, gauntlet.Stopped) and stopped.value.signum == signal.SIGINT
+    result = stopped.value.result
+    assert result.exit_code == 130 and result.summary()["statements"] > 0 and result.summary()["seconds"] < 30
+    assert processes_under(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_bench_and_campaign_exit_as_run_does_on_sigterm(tmp_path):
+    import subprocess
+    import sys
+    from faults import ENV
+    space = tmp_path / "space.json"
+    space.write_text(json.dumps({"parameters": {"join_cache_level": [2, 4, 8]}}))
+    commands = {
+        "bench": ["bench", "--workload", "oltp_read_only", "--target", "a", "--runs", "2", "--duration", "30",
+                  "--out", str(tmp_path / "bench")],
+        "campaign": ["campaign", str(space), "--plan", "exhaustive", "--grammar", str(REPO / "grammars" / "optimizer.yy"),
+                     "--duration", "30", "--out", str(tmp_path / "campaign")],
+    }
+    for name, argv in commands.items():
+        proc = subprocess.Popen([sys.executable, "-m", "gauntlet", *argv], env=ENV, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any('"second"' in _read(p) for p in tmp_path.glob(f"{name}/**/events.jsonl")):
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 143, (name, stderr[-2000:])
+        assert "Traceback" not in stderr
+        assert processes_under(tmp_path / name) == []
+    # The campaign's interrupted row is not recorded as done: the next run does it again.
+    assert not (tmp_path / "campaign" / "results.jsonl").read_text().strip()
 
 
 def test_ctrl_c_during_data_load(tmp_path):

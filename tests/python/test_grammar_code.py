@@ -120,7 +120,7 @@ def test_data_code_is_contained_too(tmp_path):
 def test_a_trusted_grammar_may(tmp_path):
     mark = tmp_path / "mark"
     text = _block(WAYS["system"], mark)
-    with pytest.raises(TypeError, match="trusted_perl: True or False"):
+    with pytest.raises(gauntlet.InvalidInput, match="trusted_perl: True or False"):
         Grammar.from_string(text, trusted_perl="yes")
     g = Grammar.from_string(text, trusted_perl=True)
     assert g.trusted_perl and "trusted Perl" in repr(g) and not Grammar.from_string(text).trusted_perl

@@ -21,7 +21,7 @@ from .. import _core
 from .._core import GauntletError, InvalidInput
 from ..grammar import Grammar, Schema, load_data_spec
 from ..reduction import REDUCIBLE
-from ..runs import templates
+from ..runs import Stopped, templates
 from ..runs.plan import RUN_DEFAULTS
 from ..server import ManagedServer, ServerError, parse_target_flag
 
@@ -32,6 +32,10 @@ _LISTS = ("redefine", "mysqld", "oracles")
 
 def _gensql(args: argparse.Namespace) -> int:
     # RQG's gensql.pl: statements from a grammar, without a server.
+    for flag, value, low in (("--queries", args.queries, 0), ("--thread", args.thread, 1), ("--seed", args.seed, 0),
+                             ("--max-depth", args.max_depth, 1)):
+        if value < low:
+            raise InvalidInput(f"{flag}: {low} or more, not {value}")
     grammar = Grammar.from_file(args.grammar, *args.redefine, trusted_perl=args.trusted_perl)
     if args.warnings:
         for w in grammar.warnings:
@@ -39,7 +43,7 @@ def _gensql(args: argparse.Namespace) -> int:
     schema = load_data_spec(args.schema, trusted_perl=args.trusted_perl) if args.schema else Schema.rqg_default()
     gen = grammar.generator(args.seed, schema, thread_id=args.thread, max_depth=args.max_depth)
     try:
-        gen.write(max(args.queries, 0), sys.stdout, args.semicolons)
+        gen.write(args.queries, sys.stdout, args.semicolons)
     except GauntletError as e:
         if "Broken pipe" in str(e):  # `gauntlet gensql ... | head`
             return 0
@@ -110,7 +114,11 @@ def _run(args: argparse.Namespace) -> int:
         settings["oracles"] = [n.strip() for flag in args.oracle for n in flag.split(",") if n.strip()]
     if not settings["grammar"]:
         raise InvalidInput("--grammar is required (or 'grammar' in the config file)")
-    result = run(settings.pop("grammar"), progress=True, **settings)
+    try:
+        result = run(settings.pop("grammar"), progress=True, **settings)
+    except Stopped as stopped:
+        _print_result(stopped.result)
+        raise
     _print_result(result)
     if settings.get("keep_server"):
         _say_kept_servers(result.out)
@@ -140,11 +148,15 @@ def _reduce(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     from ..runs import replay
-    result = replay(args.run_dir, out=args.out, sessions=args.sessions, ordered=not args.unordered,
-                    until_seq=args.until_seq, server=args.server, mysqld=args.mysqld,
-                    hang_timeout=args.hang_timeout, statement_timeout=args.statement_timeout,
-                    progress=True, keep_server=args.keep_server, overwrite=args.overwrite,
-                    attempts=args.attempts)
+    try:
+        result = replay(args.run_dir, out=args.out, sessions=args.sessions, ordered=not args.unordered,
+                        until_seq=args.until_seq, server=args.server, mysqld=args.mysqld,
+                        hang_timeout=args.hang_timeout, statement_timeout=args.statement_timeout,
+                        progress=True, keep_server=args.keep_server, overwrite=args.overwrite,
+                        attempts=args.attempts)
+    except Stopped as stopped:
+        _print_result(stopped.result)
+        raise
     _print_result(result)
     if args.keep_server:
         _say_kept_servers(result.out)
@@ -194,12 +206,14 @@ def _make_plan(args: argparse.Namespace):
         return space.random(args.rows, seed=args.seed)
     if args.plan == "exhaustive":
         from ..combi import Plan
-        from ..combi.space import MAX_PLAN_ROWS
+        from ..combi.space import MAX_PLAN_ROWS, NO_ROW
         bound = space.rows_bound()
         if bound > MAX_PLAN_ROWS:
             raise InvalidInput(f"{args.space}: an exhaustive plan has up to {bound:.3g} rows, more than "
                                f"{MAX_PLAN_ROWS:,}: use a covering array (--plan covering --strength T) or fewer values")
         rows = list(space.exhaustive())
+        if not rows:
+            raise InvalidInput(f"{args.space}: {NO_ROW}")
         return Plan(space, rows, "exhaustive", space.strength, 0.0, args.seed)
     return space.covering(args.strength, seed=args.seed)
 
@@ -577,6 +591,8 @@ def main(argv=None) -> int:
     except GauntletError as e:
         print(f"gauntlet: {e}", file=sys.stderr)
         return 2
+    except Stopped as stopped:  # what was done is written; the table (run, replay) printed
+        return stopped.result.exit_code if stopped.result is not None else 128 + stopped.signum
     except BrokenPipeError:
         return 0
 

@@ -30,8 +30,10 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from .. import _core
+from ..arguments import path_argument
 from ..formats import read_json, stamped, version
 from ..reduction.shrink import shrink
+from ..runs.signals import Stopped
 from ..server import ServerRefused
 from .space import WORKLOAD, Plan, row_settings
 
@@ -67,6 +69,9 @@ def run_row(spec: dict) -> dict:
     t0 = time.monotonic()
     try:
         r = run(grammar, out=out, mysqld=mysqld, overwrite=True, **workload)
+    except Stopped as e:  # not done: the campaign stops, and its next run() does the row again
+        return {**result, "status": "interrupted", "signal": signal.Signals(e.signum).name,
+                "seconds": round(time.monotonic() - t0, 2)}
     except ServerRefused as e:  # the point of a negative row: recorded, not an error of the campaign
         return {**result, "status": "invalid", "error_lines": "\n".join(e.log_errors) or str(e), "findings": [],
                 "statements": 0, "seconds": round(time.monotonic() - t0, 2)}
@@ -78,8 +83,6 @@ def run_row(spec: dict) -> dict:
     if s.get("stop_reason") == "start":
         status = "invalid"
         result["error_lines"] = next((f.get("detail", "") for f in r.findings if f["kind"] == "start"), "")
-    elif s.get("stop_reason") == "interrupted" or s.get("signal"):
-        status = "interrupted"
     else:
         status = "failed" if any(not f["known"] for f in findings) else "passed"
     clamped = _clamped(mysqld, out / "server_variables.json")
@@ -184,7 +187,7 @@ class Campaign:
                                      f"(settings: {', '.join(_SETTINGS)})")
         if not isinstance(parallel, int) or parallel < 1:
             raise _core.InvalidInput(f"campaign: parallel must be 1 or more, not {parallel!r}")
-        self.out = pathlib.Path(out)
+        self.out = pathlib.Path(path_argument("out", out))
         self.parallel, self.cluster = parallel, cluster
         grammar = str(pathlib.Path(grammar).resolve()) if isinstance(grammar, (str, os.PathLike)) and \
             pathlib.Path(grammar).exists() else grammar
@@ -204,7 +207,9 @@ class Campaign:
         return _results_in(self.out)
 
     def run(self, progress: bool = False) -> "CampaignResult":
-        """Runs the rows not done yet (all of them the first time) and returns every row's result."""
+        """Runs the rows not done yet (all of them the first time) and returns every row's result.
+        A signal (Ctrl-C, SIGTERM) stops it once the rows done are written: Stopped is raised, and
+        the next run() goes on from there."""
         self.out.mkdir(parents=True, exist_ok=True)
         record = self.out / "campaign.json"
         if record.exists():
@@ -219,15 +224,19 @@ class Campaign:
         todo = [i for i in range(len(self.rows)) if i not in done]
         specs = [{"row": i, "values": self.rows[i], "settings": self.settings,
                   "out": str(self.out / "rows" / f"{i + 1:03d}")} for i in todo]
+        stopped = None
         with open(self.out / "results.jsonl", "a") as results:
             for result in self._results(specs):
                 if result["status"] == "interrupted":
+                    stopped = result["signal"]
                     break  # not done: the next run() does it again
                 results.write(json.dumps(result) + "\n")
                 results.flush()
                 if progress:
                     print(f"gauntlet campaign: row {result['row'] + 1}/{len(self.rows)} {result['status']} "
                           f"({result['seconds']:.1f} s)", flush=True)
+        if stopped:
+            raise Stopped(int(getattr(signal.Signals, stopped)))
         return CampaignResult(self.out)
 
     def _results(self, specs: List[dict]):

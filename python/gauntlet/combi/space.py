@@ -51,6 +51,8 @@ def _listed(value) -> list:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
+NO_ROW = "the constraints forbid every row: there is nothing to plan"
+
 # Bounds on plans made whole before anything runs: an exhaustive plan's rows, a covering array's
 # combinations to cover (its search takes about 10 s per million on this machine's cores).
 MAX_PLAN_ROWS = 1_000_000
@@ -292,6 +294,8 @@ class OptionSpace:
 
     def random(self, n: int, seed: int = 1) -> "Plan":
         """``n`` valid rows drawn uniformly (rejection sampling; the same seed, the same rows)."""
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise _bad(self.where, f"random: rows must be a whole number, 1 or more, not {n!r}")
         rng = _random.Random(seed)
         rows, tries = [], 0
         t0 = time.monotonic()
@@ -323,6 +327,8 @@ class OptionSpace:
         t0 = time.monotonic()
         rows = _core.covering_array(levels, parts, forbidden, seeds, seed, 0, float(effort), True)
         plan_rows = [{n: self.parameters[n][v] for n, v in zip(self.names, r)} for r in rows]
+        if not plan_rows:
+            raise _bad(self.where, NO_ROW)
         negative = []
         for name, values in self.invalid.items():
             for v in values:

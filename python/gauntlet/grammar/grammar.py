@@ -6,6 +6,7 @@ import os
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from .. import _core
+from ..arguments import flag_argument, number_argument
 
 Column = _core.Column
 Table = _core.Table
@@ -77,12 +78,6 @@ BUILTIN_GRAMMARS = {
 }
 
 
-def _trust(trusted_perl) -> bool:
-    if not isinstance(trusted_perl, bool):
-        raise TypeError(f"trusted_perl: True or False, not {trusted_perl!r}")
-    return trusted_perl
-
-
 class Grammar:
     """An RQG-dialect grammar, loaded from files or text (``builtin:select``,
     ``builtin:statements``: the query builder alone).
@@ -105,7 +100,7 @@ class Grammar:
         """Loads grammar files: ``Grammar("g.yy", "r.yy")`` is ``Grammar.from_file("g.yy", "r.yy")``;
         ``builtin:NAME`` names one of BUILTIN_GRAMMARS."""
         g = _core.Grammar()
-        g.trusted_perl = _trust(trusted_perl)
+        g.trusted_perl = flag_argument("trusted_perl", trusted_perl)
         for p in (path, *redefine):
             if not isinstance(p, (str, os.PathLike)):
                 raise TypeError(f"Grammar(path, *redefine): a grammar file path, not {type(p).__name__}; "
@@ -132,7 +127,7 @@ class Grammar:
                     name: str = "<string>", trusted_perl: bool = False) -> "Grammar":
         """A grammar from text; ``name`` stands for the file in error messages."""
         g = _core.Grammar()
-        g.trusted_perl = _trust(trusted_perl)
+        g.trusted_perl = flag_argument("trusted_perl", trusted_perl)
         g.add_text(text, name)
         for i, extra in enumerate(redefine):
             g.add_text(extra, f"<redefine {i + 1}>")
@@ -223,7 +218,7 @@ class Generator:
 
     def generate(self, n: int) -> list:
         """The next `n` query texts (the GIL is released while they are made)."""
-        return self._gen.generate(n)
+        return self._gen.generate(number_argument("n", n, whole=True))
 
     def write(self, n: int, file=None, semicolons: bool = False) -> int:
         """Writes the next ``n`` queries to ``file`` (default stdout) as ``gauntlet gensql`` does:

@@ -30,6 +30,7 @@ from typing import Dict, List, Optional, Sequence, Union
 
 from .. import _core
 from ..formats import version
+from ..arguments import number_argument, path_argument
 from ..server import ManagedServer, check_known_options, make_targets
 from .stats import RunSummary, Verdict, compare, separate_groups, summarize
 
@@ -208,9 +209,9 @@ def bench(targets: Sequence[dict], *, workload: str = "oltp_read_write", runs: i
             raise _core.InvalidInput(f"bench: {name} must be a whole number, 1 or more, not {value!r}")
     if not isinstance(runs, int) or runs < 2:
         raise _core.InvalidInput(f"bench: runs must be 2 or more, not {runs!r}")
-    if duration <= 0:
+    if number_argument("duration", duration) <= 0:
         raise _core.InvalidInput("bench: duration must be more than 0 seconds")
-    out = pathlib.Path(out)
+    out = pathlib.Path(path_argument("out", out))
     out.mkdir(parents=True, exist_ok=True)
     grammar, spec = stock_workload(workload, tables, table_size, out)
     spec = data or spec

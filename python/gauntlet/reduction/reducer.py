@@ -45,6 +45,7 @@ import time
 from typing import Callable, List, Optional, Union
 
 from .. import _core
+from ..arguments import path_argument
 from ..formats import read_json, stamped
 from ..grammar import Grammar
 from ..runs.plan import checked_targets, data_spec
@@ -532,7 +533,7 @@ def reduce(finding: Union[str, os.PathLike, dict], *, budget: float = 600, any_c
         if "folder" not in finding:
             raise _core.InvalidInput("reduce: give the finding's folder (OUT/findings/ID)")
         finding = finding["folder"]
-    folder = pathlib.Path(finding)
+    folder = pathlib.Path(path_argument("finding (its folder, or a finding dict of a RunResult)", finding))
     if not (folder / "finding.json").exists():
         raise _core.InvalidInput(f"{folder}: no finding.json: not a finding folder (OUT/findings/ID)")
     if not isinstance(budget, (int, float)) or budget <= 0:

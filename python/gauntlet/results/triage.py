@@ -11,10 +11,12 @@ that was killed before writing it, from findings.jsonl.
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 from typing import Iterable, Iterator, Union
 
 from .. import _core
+from ..arguments import path_argument
 from ..formats import read_json
 
 PathLike = Union[str, pathlib.Path]
@@ -141,7 +143,8 @@ def triage(*folders: Union[PathLike, Iterable[PathLike]]) -> Triage:
     output). Raises InvalidInput naming a folder that does not exist or holds no run."""
     paths = []
     for f in folders:
-        paths.extend([f] if isinstance(f, (str, pathlib.Path)) else f)
+        many = not isinstance(f, (str, os.PathLike)) and hasattr(f, "__iter__")
+        paths.extend(path_argument("triage: a folder", p) for p in (f if many else [f]))
     if not paths:
         raise _core.InvalidInput("triage: no run folder given")
     causes = _core.RootCauses()

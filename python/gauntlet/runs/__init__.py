@@ -3,5 +3,6 @@ rounds and replays. ``plan`` checks settings, ``preparation`` readies the target
 the statements in C++ and always leaves summary.json."""
 
 from .run import Run, replay, run
+from .signals import Stopped
 
-__all__ = ["replay", "Run", "run"]
+__all__ = ["replay", "Run", "run", "Stopped"]

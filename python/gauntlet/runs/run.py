@@ -13,12 +13,14 @@ import warnings
 from typing import Callable, Optional, Sequence, Union
 
 from .. import _core
+from ..arguments import flag_argument, path_argument
 from ..grammar import Grammar, Schema
 from ..oracles import Oracle
 from ..results import RunResult, timeline_frame
 from ..formats import newer_than
 from ..server import ManagedServer, Target, option_list, recorded_login, without_password
 from .execute import run_workload
+from .signals import raise_if_signalled
 from .plan import (RUN_DEFAULTS, RunPlan, check_kept_oracles, check_setting, check_threads_fit, checked_targets, data_spec,
                    oracle_label, oracle_names)
 from .plan import known_bugs as known_bugs_of
@@ -80,9 +82,19 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     query budget, a finding (crash, shutdown, hang, unreachable, a server that
     will not start), a grammar that fails or gets stuck while generating
     (``summary["error"]``), or SIGINT/SIGTERM/SIGHUP (``summary["signal"]``;
-    the server is stopped). Bad arguments raise InvalidInput before anything
-    starts.
+    the server is stopped; then :class:`Stopped`, a KeyboardInterrupt, is raised with the
+    RunResult in ``result``). Bad arguments raise InvalidInput before anything starts.
     """
+    out = path_argument("out", out)
+    redefine = [path_argument("redefine", r) for r in redefine]
+    known_bugs = path_argument("known_bugs", known_bugs, optional=True)
+    for name, value in (("statement_log", statement_log), ("keep_server", keep_server), ("overwrite", overwrite),
+                        ("data_template", data_template), ("keep_going", keep_going), ("trusted_perl", trusted_perl)):
+        flag_argument(name, value)
+    if not isinstance(grammar, Grammar):
+        grammar = path_argument("grammar (a path or a Grammar)", grammar)
+    if not isinstance(data, Schema):
+        data = path_argument("data (a path, 'none', 'random[:SEED]', a Schema or None)", data, optional=True)
     settings = {name: check_setting(name, value) for name, value in (
         ("threads", threads), ("duration", duration), ("queries", queries), ("seed", seed), ("rate", rate),
         ("statement_timeout", statement_timeout), ("hang_timeout", hang_timeout),
@@ -102,8 +114,6 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     trusted_perl = g.trusted_perl
     if progress is True:
         _say_warnings(g)
-    if isinstance(data, os.PathLike):
-        data = os.fspath(data)
     spec = data_spec(data, settings["seed"], trusted_perl)
     # The grammar's start rules and Perl, checked before any server starts (the data's tables stand in
     # for those a server would have).
@@ -130,8 +140,8 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
                    known=known, mysqld=mysqld, statement_log=statement_log, progress=progress,
                    keep_server=keep_server, data_template=data_template, overwrite=overwrite)
     if keep_going:
-        return run_keep_going(g._g, label, data, plan)
-    return run_workload(g._g, {"grammar": label}, plan)
+        return raise_if_signalled(run_keep_going(g._g, label, data, plan))
+    return raise_if_signalled(run_workload(g._g, {"grammar": label}, plan))
 
 
 def _say_warnings(g: Grammar, shown: int = 5) -> None:
@@ -162,9 +172,7 @@ def _warn_if_logs_incomplete(run_dir: pathlib.Path) -> None:
     executes only what was logged."""
     try:
         error = json.loads((run_dir / "summary.json").read_text()).get("error") or {}
-    except (OSError, ValueError):
-        warnings.warn(f"{run_dir}: no readable summary.json: the run was killed or its disk was full, so its "
-                      "statement logs may end early", stacklevel=3)
+    except (OSError, ValueError, AttributeError):  # a run killed outright: its logs' torn last lines are dropped
         return
     if error.get("kind") == "output":
         warnings.warn(f"{run_dir}: the run's results are incomplete, the replay executes what was logged: "
@@ -201,7 +209,11 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
     the cut-off statement instead. ``summary()["attempt"]`` says which
     attempt found it, and ``summary()["guess"]`` how it read the times.
     """
-    run_dir = pathlib.Path(run_dir)
+    run_dir = pathlib.Path(path_argument("run_dir", run_dir))
+    out = path_argument("out", out, optional=True)
+    for name, value in (("ordered", ordered), ("statement_log", statement_log), ("keep_server", keep_server),
+                        ("overwrite", overwrite)):
+        flag_argument(name, value)
     try:
         recorded = json.loads((run_dir / "run.json").read_text())
     except FileNotFoundError:
@@ -265,7 +277,7 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
         if result.findings or result.summary()["stop_reason"] != "script":
             break
         plan = dataclasses.replace(plan, overwrite=True)  # the next attempt replaces this one
-    return result
+    return raise_if_signalled(result)
 
 
 def _guess(script, attempt: int) -> dict:
@@ -307,8 +319,10 @@ class Run:
         self._thread = None
 
     def start(self) -> "Run":
-        """Starts the run in a background thread; returns self."""
+        """Starts the run in a background thread; returns self. A Run starts once."""
         import threading
+        if self._thread is not None:
+            raise RuntimeError("Run.start(): this run was started already; make a new Run for another")
         user_tick = self._kwargs.pop("progress", None)
 
         def tick(second):
@@ -329,15 +343,21 @@ class Run:
 
     def stop(self) -> RunResult:
         """Ends the run early (results are still written) and returns its RunResult."""
+        self._started("stop")
         self._stop = True
         return self.wait()
 
     def wait(self, timeout: Optional[float] = None) -> Optional[RunResult]:
         """Waits for the run to end (at most `timeout` seconds); its RunResult, or None if still running. Re-raises what the run raised."""
+        self._started("wait")
         self._thread.join(timeout)
         if self._error is not None:
             raise self._error
         return self._result
+
+    def _started(self, method: str) -> None:
+        if self._thread is None:
+            raise RuntimeError(f"Run.{method}(): the run was not started; call start() first")
 
     @property
     def running(self) -> bool:

@@ -8,6 +8,26 @@ import time
 from typing import Callable, Optional
 
 
+class Stopped(KeyboardInterrupt):
+    """A signal (SIGINT, SIGTERM, SIGHUP) stopped a run, bench or campaign after it wrote what it
+    had and stopped its servers. ``signum``: the signal (the command line exits 128 + signum);
+    ``result``: the stopped run's RunResult (None for bench and campaign: their folders hold what
+    was done). A KeyboardInterrupt, so that Ctrl-C in Python or a notebook stops the caller too."""
+
+    def __init__(self, signum: int, result=None):
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+        self.result = result
+
+
+def raise_if_signalled(result):
+    """``result`` (a RunResult) unless a signal stopped its run: then Stopped carrying it."""
+    name = result.summary().get("signal")
+    if name:
+        raise Stopped(int(getattr(signal.Signals, name)), result)
+    return result
+
+
 def progress_printer(stream) -> Callable:
     """A progress callback printing one line a second: on a terminal in place, else as plain lines."""
     state = {"t0": time.monotonic(), "n": 0}

@@ -11,6 +11,7 @@ import subprocess
 from typing import Mapping, Optional, Sequence, Union
 
 from .. import _core
+from ..arguments import path_argument
 from .connection import Connection
 
 DEFAULT_BINARY = "/usr/sbin/mariadbd"
@@ -135,7 +136,7 @@ class ManagedServer:
             self._s = _core_server
             return
         o = _core.ServerOptions()
-        o.dir = os.fspath(dir)
+        o.dir = path_argument("dir", dir)
         o.binary = binary
         o.mysqld = option_list(mysqld)
         o.wrapper = list(wrapper)
@@ -156,6 +157,12 @@ class ManagedServer:
         named, with a near miss), ServerRefused (an InvalidInput) when it exits during startup
         without crashing (a value or setup it refuses), ServerError when it crashes or is not
         ready in time (with the error log's [ERROR] lines in ``log_errors``)."""
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+        except OSError as e:  # a file there, a read-only or missing parent
+            raise _core.InvalidInput(f"server: cannot make the server's folder {self.dir}: {e.strerror}") from None
+        if not os.access(self.dir, os.W_OK):
+            raise _core.InvalidInput(f"server: cannot write the server's folder {self.dir}: it is read-only")
         try:
             self._s.start()
         except ServerError as e:

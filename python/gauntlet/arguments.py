@@ -1,0 +1,37 @@
+"""Checks of the Python API's arguments whose type is wrong: an InvalidInput naming the parameter,
+never a bare TypeError from deep inside (``expected str, bytes or os.PathLike object, not int``)."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional, Union
+
+from . import _core
+
+
+def path_argument(name: str, value, *, optional: bool = False) -> Optional[str]:
+    """``value`` (a str or os.PathLike) as a str; None when ``optional`` and it is None."""
+    if value is None and optional:
+        return None
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    wanted = "a path (str or pathlib.Path)" + (" or None" if optional else "")
+    raise _core.InvalidInput(f"{name}: {wanted}, not {type(value).__name__} {value!r}"[:300])
+
+
+def flag_argument(name: str, value) -> bool:
+    """``value`` when it is True or False."""
+    if isinstance(value, bool):
+        return value
+    raise _core.InvalidInput(f"{name}: True or False, not {value!r}"[:300])
+
+
+def number_argument(name: str, value, *, low: float = 0, whole: bool = False) -> Union[int, float]:
+    """``value`` when it is a number (a whole one if ``whole``) of at least ``low``."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and value >= low
+    if ok and whole and isinstance(value, float) and not value.is_integer():
+        ok = False
+    if not ok:
+        kind = "a whole number" if whole else "a number"
+        raise _core.InvalidInput(f"{name}: {kind}, {low:g} or more, not {value!r}"[:300])
+    return int(value) if whole else value

@@ -294,6 +294,16 @@ std::vector<std::string> ManagedServer::StartupErrorLines() const {
   return lines;
 }
 
+std::string ManagedServer::StartupLogs() const {
+  // A server that fails while parsing its options never opens its error log: name what exists.
+  std::string logs;
+  for (const fs::path& p : {fs::path(error_log()), fs::path(options_.dir) / "stdout.log"}) {
+    std::error_code ec;
+    if (fs::exists(p, ec) && fs::file_size(p, ec) > 0) logs += (logs.empty() ? "see " : " and ") + p.string();
+  }
+  return logs.empty() ? "it logged nothing" : logs;
+}
+
 void ManagedServer::WaitReady() {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(options_.start_timeout);
@@ -303,7 +313,7 @@ void ManagedServer::WaitReady() {
     if (!Alive()) {
       const std::string how = exit_signal_ ? "was killed by signal " + std::to_string(exit_signal_)
                                            : "exited";
-      throw ServerError("server " + options_.binary + " " + how + " during startup; see " + error_log(),
+      throw ServerError("server " + options_.binary + " " + how + " during startup; " + StartupLogs(),
                         StartupErrorLines());
     }
     if (fs::exists(socket_)) {
@@ -313,7 +323,7 @@ void ManagedServer::WaitReady() {
     if (std::chrono::steady_clock::now() >= deadline) {
       Kill(SIGKILL);
       throw ServerError("server " + options_.binary + " not ready after " +
-                            std::to_string(static_cast<int>(options_.start_timeout)) + " s; see " + error_log(),
+                            std::to_string(static_cast<int>(options_.start_timeout)) + " s; " + StartupLogs(),
                         StartupErrorLines());
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -94,6 +94,8 @@ class ManagedServer {
   void WaitReady();
   // The [ERROR] lines of this start: stdout's, then the error log's.
   std::vector<std::string> StartupErrorLines() const;
+  // "see DIR/error.log and DIR/stdout.log": the startup logs that exist.
+  std::string StartupLogs() const;
   void WriteInfo() const;
   bool WaitExit(double timeout);
   void Lock();

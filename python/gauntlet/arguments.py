@@ -4,6 +4,7 @@ never a bare TypeError from deep inside (``expected str, bytes or os.PathLike ob
 from __future__ import annotations
 
 import os
+import pathlib
 from typing import Optional, Union
 
 from . import _core
@@ -17,6 +18,19 @@ def path_argument(name: str, value, *, optional: bool = False) -> Optional[str]:
         return os.fspath(value)
     wanted = "a path (str or pathlib.Path)" + (" or None" if optional else "")
     raise _core.InvalidInput(f"{name}: {wanted}, not {type(value).__name__} {value!r}"[:300])
+
+
+def writable_folder(name: str, path) -> pathlib.Path:
+    """``path`` made (with its parents) and writable, or InvalidInput naming the setting and the
+    system's reason (a read-only disk, a file in the way)."""
+    folder = pathlib.Path(path_argument(name, path))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _core.InvalidInput(f"{name}: cannot make {folder}: {e.strerror}") from None
+    if not os.access(folder, os.W_OK):
+        raise _core.InvalidInput(f"{name}: cannot write to {folder}")
+    return folder
 
 
 def flag_argument(name: str, value) -> bool:

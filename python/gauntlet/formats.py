@@ -14,7 +14,7 @@ import functools
 import json
 import os
 import pathlib
-from typing import Dict, Union
+from typing import Dict, Optional, Sequence, Union
 
 from . import _core
 
@@ -47,12 +47,15 @@ def stamped(name: str, record: dict) -> dict:
     return {"format": version(name), **{k: v for k, v in record.items() if k != "format"}}
 
 
-def check(name: str, record: dict, where: str = "") -> None:
+def check(name: str, record: dict, where: str = "", required: Optional[Sequence[str]] = None) -> None:
     """Validates ``record`` against format ``name``; raises InvalidInput naming ``where`` and the
-    field when it does not fit. Needs jsonschema (Debian's python3-jsonschema)."""
+    field when it does not fit. ``required``: the fields that must be there, instead of the
+    format's (a record made by hand may leave out what its reader does not need). Needs
+    jsonschema (Debian's python3-jsonschema)."""
     import jsonschema
     store = {s["$id"]: s for s in _schemas().values()}
-    validator = jsonschema.Draft202012Validator(schema(name), resolver=jsonschema.RefResolver("", schema(name), store))
+    wanted = schema(name) if required is None else {**schema(name), "required": list(required)}
+    validator = jsonschema.Draft202012Validator(wanted, resolver=jsonschema.RefResolver("", schema(name), store))
     error = jsonschema.exceptions.best_match(validator.iter_errors(record))
     if error is not None:
         field = "/".join(map(str, error.absolute_path)) or "(top level)"

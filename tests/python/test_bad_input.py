@@ -2,6 +2,7 @@
 traceback, never silently accepted, and nothing left running."""
 
 import json
+import os
 import re
 import shutil
 import time
@@ -387,3 +388,30 @@ def test_misuse_of_commands_and_objects_is_said_plainly(tmp_path):
                                            "space.json")], "the constraints forbid every row")]:
         r = gauntlet_cli(*argv)
         assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, (argv, r.stderr[-1500:])
+
+
+def test_a_read_only_out_is_said_by_every_command(tmp_path):
+    disk = tmp_path / "ro"
+    disk.mkdir()
+    if os.system(f"mount -t tmpfs -o size=1m,ro tmpfs {disk}") != 0:
+        pytest.fail("cannot mount a read-only tmpfs: the suite runs as root (as CI does)")
+    try:
+        space = config(tmp_path, json.dumps({"parameters": {"join_cache_level": [2, 4]}}), "space.json")
+        for argv in (["run", "--grammar", OPTIMIZER, "--duration", "2", "--out", str(disk / "run")],
+                     ["bench", "--workload", "oltp_read_only", "--target", "a", "--runs", "2", "--duration", "2",
+                      "--out", str(disk / "bench")],
+                     ["campaign", space, "--plan", "exhaustive", "--grammar", OPTIMIZER, "--duration", "2",
+                      "--out", str(disk / "campaign")]):
+            r = gauntlet_cli(*argv)
+            assert r.returncode == 2 and "Read-only file system" in r.stderr and "Traceback" not in r.stderr, \
+                (argv[0], r.stderr[-1500:])
+    finally:
+        os.system(f"umount -l {disk}")
+
+
+def test_a_server_that_dies_before_its_error_log_opens_points_to_what_it_said(tmp_path):
+    server = gauntlet.ManagedServer(tmp_path / "s", core_file=False,
+                                    wrapper=["/bin/sh", "-c", "echo I refuse to start; kill -9 $$", "sh"])
+    with pytest.raises(gauntlet.GauntletError, match=r"killed by signal 9 during startup; see \S+/stdout\.log$") as e:
+        server.start()
+    assert "error.log" not in str(e.value) and "I refuse to start" in (tmp_path / "s" / "stdout.log").read_text()

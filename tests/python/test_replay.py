@@ -117,3 +117,19 @@ def test_replay_refuses_what_it_cannot_replay(tmp_path):
         gauntlet.replay(tmp_path)
     with pytest.raises(gauntlet.InvalidInput, match="sessions"):
         gauntlet.replay(tmp_path, sessions=3)
+    # A log shorter than the run was (cut by hand, its last line torn): said, before anything starts.
+    (tmp_path / "statements-1.jsonl").write_text('{"seq": 0, "thread": 1, "sql": "SELECT 1"}\n'
+                                                 '{"seq": 1, "thread": 1, "sql": "SELECT 2"}\n{"seq": 2, "thr')
+    (tmp_path / "summary.json").write_text(json.dumps({"statements": 4, "cancelled": 1, "error": None}))
+    with pytest.warns(UserWarning, match="the statement logs hold 2 of the 5 statements"):
+        with pytest.raises(gauntlet.InvalidInput, match="cannot connect"):
+            gauntlet.replay(tmp_path, server="mysql://root@127.0.0.1:1/t")
+    # A finding.json edited by hand: the field that does not fit, named.
+    finding = tmp_path / "findings" / "0001-crash"
+    finding.mkdir(parents=True)
+    for text, message in [('{"id": "0001-crash"}', "'kind' is a required property"),
+                          ('{"id": "0001-crash", "kind": "crash", "signature": 5}', "signature: 5 is not of type"),
+                          ("[1, 2]", "is not of type 'object'"), ("{", "cannot read it as finding")]:
+        (finding / "finding.json").write_text(text)
+        with pytest.raises(gauntlet.InvalidInput, match=message):
+            gauntlet.reduce(finding)

@@ -595,6 +595,10 @@ def main(argv=None) -> int:
         return stopped.result.exit_code if stopped.result is not None else 128 + stopped.signum
     except BrokenPipeError:
         return 0
+    except OSError as e:  # a file or folder the command could not use: said as that, not as a traceback
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"gauntlet: {where}{e.strerror or e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from .. import _core
-from ..arguments import path_argument
+from ..arguments import path_argument, writable_folder
 from ..formats import read_json, stamped, version
 from ..reduction.shrink import shrink
 from ..runs.signals import Stopped
@@ -210,7 +210,7 @@ class Campaign:
         """Runs the rows not done yet (all of them the first time) and returns every row's result.
         A signal (Ctrl-C, SIGTERM) stops it once the rows done are written: Stopped is raised, and
         the next run() goes on from there."""
-        self.out.mkdir(parents=True, exist_ok=True)
+        writable_folder("out", self.out)
         record = self.out / "campaign.json"
         if record.exists():
             before = read_json(record, "campaign")
@@ -243,7 +243,11 @@ class Campaign:
         """Each spec's result as it finishes: here, in worker processes, or on the cluster."""
         if self.cluster is not None:
             import distributed
-            client = self.cluster if isinstance(self.cluster, distributed.Client) else distributed.Client(self.cluster)
+            try:
+                client = self.cluster if isinstance(self.cluster, distributed.Client) else \
+                    distributed.Client(self.cluster)
+            except OSError as e:
+                raise _core.InvalidInput(f"cluster: cannot reach the Dask scheduler at {self.cluster}: {e}") from None
             futures = [client.submit(run_row, spec, pure=False) for spec in specs]
             for future in distributed.as_completed(futures):
                 yield future.result()

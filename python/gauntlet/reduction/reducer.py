@@ -46,7 +46,7 @@ from typing import Callable, List, Optional, Union
 
 from .. import _core
 from ..arguments import path_argument
-from ..formats import read_json, stamped
+from ..formats import check as check_format, read_json, stamped
 from ..grammar import Grammar
 from ..runs.plan import checked_targets, data_spec
 from ..runs.preparation import with_engine
@@ -138,6 +138,8 @@ class _Reducer:
         if not (finding_dir / "finding.json").exists():
             raise _core.InvalidInput(f"{finding_dir}: no finding.json: not a finding folder (OUT/findings/ID)")
         self.finding = read_json(finding_dir / "finding.json", "finding")
+        # One edited or made by hand: what does not fit, said plainly.
+        check_format("finding", self.finding, str(finding_dir / "finding.json"), required=("id", "kind", "signature"))
         self.run_dir = self.finding_dir.parent.parent
         if not (self.run_dir / "run.json").exists():
             raise _core.InvalidInput(f"{self.run_dir}: no run.json: the finding is not inside a run folder")

@@ -167,16 +167,21 @@ def _login_of(target: dict) -> dict:
     return t
 
 
-def _warn_if_logs_incomplete(run_dir: pathlib.Path) -> None:
-    """Says so when the run could not write all its statement logs (a full disk): the replay then
-    executes only what was logged."""
+def _warn_if_logs_incomplete(run_dir: pathlib.Path, logged: int) -> None:
+    """Says so when the statement logs hold fewer statements than the run's summary counts (a full
+    disk, a log shortened or torn by hand): the replay then executes only the ``logged`` ones."""
     try:
-        error = json.loads((run_dir / "summary.json").read_text()).get("error") or {}
-    except (OSError, ValueError, AttributeError):  # a run killed outright: its logs' torn last lines are dropped
+        summary = json.loads((run_dir / "summary.json").read_text())
+        error = summary.get("error") or {}
+        ran = summary["statements"] + summary.get("cancelled", 0)
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):  # a run killed outright: no summary
         return
     if error.get("kind") == "output":
         warnings.warn(f"{run_dir}: the run's results are incomplete, the replay executes what was logged: "
                       f"{error.get('message')}", stacklevel=3)
+    elif logged < ran:
+        warnings.warn(f"{run_dir}: the statement logs hold {logged:,} of the {ran:,} statements the run's summary "
+                      "counts (a log shortened, or its last line torn): the replay executes those", stacklevel=3)
 
 
 def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLike] = None,
@@ -230,8 +235,9 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
                                  "(run with statement_log=True / --statement-log)")
     if sessions not in (None, 1):
         raise _core.InvalidInput(f"sessions: None (the run's sessions) or 1, not {sessions!r}")
-    _warn_if_logs_incomplete(run_dir)
     script = _core.Script.from_statement_logs([str(p) for p in logs], sessions or 0, check_setting("until_seq", until_seq))
+    if not until_seq:
+        _warn_if_logs_incomplete(run_dir, script.statements)
     script.ordered = ordered
     if script.statements == 0:
         raise _core.InvalidInput(f"{run_dir}: the statement logs hold no statements")

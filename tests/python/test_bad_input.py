@@ -415,3 +415,35 @@ def test_a_server_that_dies_before_its_error_log_opens_points_to_what_it_said(tm
     with pytest.raises(gauntlet.GauntletError, match=r"killed by signal 9 during startup; see \S+/stdout\.log$") as e:
         server.start()
     assert "error.log" not in str(e.value) and "I refuse to start" in (tmp_path / "s" / "stdout.log").read_text()
+
+
+def test_bench_checks_every_target_and_size_before_a_server_starts(tmp_path):
+    for argv, message in [(["--target", "a", "--target", "b,join_cache_levle=2"],
+                           "targets: b: /usr/sbin/mariadbd does not know the option 'join_cache_levle'; "
+                           "did you mean 'join_cache_level'?"),
+                          (["--target", "a", "--table-size", "0"], "bench: table_size must be a whole number, 1 or more"),
+                          (["--target", "a", "--tables", "-1"], "bench: tables must be a whole number, 1 or more")]:
+        r = gauntlet_cli("bench", "--workload", "oltp_read_only", "--runs", "2", "--duration", "2", *argv,
+                         "--out", tmp_path / "bench")
+        assert r.returncode == 2 and message in r.stderr, r.stderr[-1500:]
+        assert not (tmp_path / "bench" / "runs").exists()
+
+
+def test_a_run_starts_once(tmp_path):
+    run = gauntlet.Run(Grammar.from_string("query: SELECT 1 ;"), queries=1, duration=0, data="none",
+                       out=tmp_path / "o").start()
+    try:
+        with pytest.raises(RuntimeError, match="this run was started already"):
+            run.start()
+    finally:
+        assert run.wait(120).exit_code == 0
+
+
+@pytest.mark.slow
+def test_an_unreachable_cluster_is_named(tmp_path):
+    space = config(tmp_path, json.dumps({"parameters": {"join_cache_level": [2, 4]}}), "space.json")
+    r = gauntlet_cli("campaign", space, "--plan", "exhaustive", "--grammar", OPTIMIZER, "--duration", "2",
+                     "--cluster", "tcp://127.0.0.1:1", "--out", tmp_path / "c")
+    assert r.returncode == 2 and "cluster: cannot reach the Dask scheduler at tcp://127.0.0.1:1" in r.stderr, \
+        r.stderr[-1500:]
+    assert "Traceback" not in r.stderr

@@ -48,6 +48,18 @@ def test_a_full_disk_ends_a_run_cleanly_and_the_summary_says_what_is_missing(tmp
         assert summary["statements"] == 0 and not (out / "server" / "data").exists()
         subprocess.run(["rm", "-rf", str(out)], check=True)
 
+        # Bench and campaign alike: exit 2 naming the file, nothing left running.
+        space = tmp_path / "space.json"
+        space.write_text(json.dumps({"parameters": {"join_cache_level": [2, 4]}}))
+        for argv in (["bench", "--workload", "oltp_read_only", "--target", "a", "--runs", "2", "--duration", "3",
+                      "--out", str(disk / "bench")],
+                     ["campaign", str(space), "--plan", "exhaustive", "--grammar", OPTIMIZER, "--duration", "2",
+                      "--out", str(disk / "campaign")]):
+            r = gauntlet_cli(*argv)
+            assert r.returncode == 2 and "cannot write" in r.stderr + r.stdout, (argv[0], r.stdout[-1500:], r.stderr[-1500:])
+            assert "Traceback" not in r.stderr and processes_under(disk) == []
+            subprocess.run(["rm", "-rf", argv[-1]], check=True)
+
         # A server elsewhere, statement logs under --out: they fill the disk, the run stops at once.
         with gauntlet.ManagedServer(tmp_path / "server", die_with_parent=True) as server:
             out = disk / "logged"

@@ -41,6 +41,10 @@ _SETTINGS = ("grammar", "redefine", "data", "threads", "duration", "queries", "s
              "statement_timeout", "hang_timeout", "statement_log", "data_template", "known_bugs", "trusted_perl")
 
 
+# Seconds to reach a Dask scheduler before the campaign says it cannot.
+CLUSTER_TIMEOUT = 10
+
+
 def _option_text(value) -> str:
     return ("ON" if value else "OFF") if isinstance(value, bool) else str(value)
 
@@ -245,7 +249,7 @@ class Campaign:
             import distributed
             try:
                 client = self.cluster if isinstance(self.cluster, distributed.Client) else \
-                    distributed.Client(self.cluster)
+                    distributed.Client(self.cluster, timeout=CLUSTER_TIMEOUT)
             except OSError as e:
                 raise _core.InvalidInput(f"cluster: cannot reach the Dask scheduler at {self.cluster}: {e}") from None
             futures = [client.submit(run_row, spec, pure=False) for spec in specs]

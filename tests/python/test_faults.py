@@ -385,3 +385,23 @@ def test_lock_wait_hang_shows_what_the_server_is_doing(tmp_path):
     assert "Waiting for table metadata lock" in processlist and "LOCK TABLES" not in processlist, processlist
     assert "SHOW FULL PROCESSLIST on default" in hang["detail"] and result.exit_code == 1
     assert "TRANSACTIONS" in hang["evidence"]["default"]["innodb_status"]  # whole, not its first 300 bytes
+
+
+@pytest.mark.slow
+def test_a_replay_killed_outright_or_on_a_full_disk_leaves_no_server(tmp_path):
+    from faults import killed_outright_leaves_nothing
+    run = tmp_path / "run"
+    r = gauntlet_cli("run", "--grammar", REPO / "grammars" / "optimizer.yy", "--duration", "5", "--threads", "2",
+                     "--statement-log", "--out", run)
+    assert r.returncode == 0, r.stderr[-1500:]
+    killed_outright_leaves_nothing(["replay", run, "--out", tmp_path / "replay"], tmp_path / "replay")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mount_tmpfs(disk, "2m")
+    try:
+        r = gauntlet_cli("replay", run, "--out", disk / "replay")
+        assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr, r.stderr[-1500:]
+        assert json.loads((disk / "replay" / "summary.json").read_text())["error"]["kind"] == "output"
+        assert processes_under(disk) == []
+    finally:
+        os.system(f"umount -l {disk}")

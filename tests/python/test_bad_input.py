@@ -447,3 +447,15 @@ def test_an_unreachable_cluster_is_named(tmp_path):
     assert r.returncode == 2 and "cluster: cannot reach the Dask scheduler at tcp://127.0.0.1:1" in r.stderr, \
         r.stderr[-1500:]
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.foreign_files
+def test_loading_a_run_that_has_no_summary_says_why(tmp_path):
+    with pytest.raises(gauntlet.InvalidInput, match="no summary.json: not a run folder"):
+        gauntlet.RunResult.load(tmp_path)
+    (tmp_path / "run.json").write_text("{}")
+    (tmp_path / "events.jsonl").write_text('{"type": "start"}\n{"type": "sec')
+    with pytest.raises(gauntlet.InvalidInput, match="still going, or was killed outright"):
+        gauntlet.RunResult.load(tmp_path)
+    (tmp_path / "summary.json").write_text(json.dumps({"stop_reason": "interrupted", "statements": 0}))
+    assert gauntlet.RunResult.load(tmp_path).timeline() == []  # the torn last event skipped

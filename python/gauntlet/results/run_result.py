@@ -57,11 +57,19 @@ class RunResult:
     def load(cls, out: Union[str, os.PathLike]) -> "RunResult":
         """Reads a finished (or interrupted) run back from its directory."""
         out = pathlib.Path(out)
+        if not (out / "summary.json").exists():
+            raise _core.InvalidInput(
+                f"{out}: no summary.json: " + ("the run is still going, or was killed outright (its events.jsonl "
+                                               "and statement logs hold what it did)" if (out / "run.json").exists()
+                                               else "not a run folder"))
         timeline = []
         events = out / "events.jsonl"
         if events.exists():
             for line in events.read_text().splitlines():
-                event = json.loads(line)
+                try:
+                    event = json.loads(line)
+                except ValueError:  # a line torn by a kill
+                    continue
                 if event.get("type") == "second":
                     timeline.append({k: v for k, v in event.items() if k != "type"})
         return cls(out, read_json(out / "summary.json", "summary"), timeline)

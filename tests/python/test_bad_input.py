@@ -375,12 +375,12 @@ def test_misuse_of_commands_and_objects_is_said_plainly(tmp_path):
         with pytest.raises(RuntimeError, match="the run was not started; call start"):
             method()
     (tmp_path / "file").write_text("")
-    with pytest.raises(gauntlet.InvalidInput, match="server: cannot make the server's folder .*file"):
+    with pytest.raises(gauntlet.InvalidInput, match="server's folder: cannot make .*file: File exists"):
         gauntlet.ManagedServer(tmp_path / "file").start()
     for argv, message in [(["gensql", "--grammar", OPTIMIZER, "--queries", "-5"], "--queries: 0 or more, not -5"),
                           (["gensql", "--grammar", OPTIMIZER, "--max-depth", "0"], "--max-depth: 1 or more"),
                           (["gensql", "--grammar", OPTIMIZER, "--thread", "-1"], "--thread: 1 or more"),
-                          (["server", "start", "--dir", str(tmp_path / "file")], "cannot make the server's folder"),
+                          (["server", "start", "--dir", str(tmp_path / "file")], "server's folder: cannot make"),
                           (["plan", str(REPO / "examples" / "mariadb_options.json"), "--plan", "random", "--rows", "-5"],
                            "random: rows must be a whole number, 1 or more, not -5"),
                           (["plan", config(tmp_path, json.dumps({"parameters": {"a": [1, 2]},

@@ -11,7 +11,7 @@ import subprocess
 from typing import Mapping, Optional, Sequence, Union
 
 from .. import _core
-from ..arguments import path_argument
+from ..arguments import path_argument, writable_folder
 from .connection import Connection
 
 DEFAULT_BINARY = "/usr/sbin/mariadbd"
@@ -157,12 +157,7 @@ class ManagedServer:
         named, with a near miss), ServerRefused (an InvalidInput) when it exits during startup
         without crashing (a value or setup it refuses), ServerError when it crashes or is not
         ready in time (with the error log's [ERROR] lines in ``log_errors``)."""
-        try:
-            os.makedirs(self.dir, exist_ok=True)
-        except OSError as e:  # a file there, a read-only or missing parent
-            raise _core.InvalidInput(f"server: cannot make the server's folder {self.dir}: {e.strerror}") from None
-        if not os.access(self.dir, os.W_OK):
-            raise _core.InvalidInput(f"server: cannot write the server's folder {self.dir}: it is read-only")
+        writable_folder("server's folder", self.dir)  # a file there, a read-only or missing parent: said
         try:
             self._s.start()
         except ServerError as e:

@@ -1,13 +1,19 @@
 """Runs the stock hunting grammars one after another and tabulates what they found.
 
-    /usr/bin/python3 tools/hunt.py [--seconds 225] [--out hunt] [--seed N] [--threads N] [GRAMMAR ...]
+    /usr/bin/python3 tools/hunt.py [--seconds 225] [--out hunt] [--seed N] [--threads N]
+                                   [--known-bugs FILE] [GRAMMAR ...]
 
 Each grammar of grammars/hunt/ runs for --seconds on a random schema with
 --keep-going, a statement log, a 30 s hang timeout and every single-server
 oracle (errorlog, tlp, norec, transforms); its header's --threads (unless
 --threads is given) and --statement-timeout apply. --seed picks the first
 round's schema (rounds after a crash take the next seeds). Results go to OUT/<grammar>; the table (markdown,
-as in the README) is printed at the end and written to OUT/table.md.
+as in the README) is printed at the end and written to OUT/table.md. A GRAMMAR is a name in
+grammars/hunt/ or a .yy file's path.
+
+With --known-bugs (a catalogue such as known-bugs/mariadb-10.11.toml), findings of known causes are
+marked known, the root causes of the whole hunt are printed with the new ones named, and the exit
+status is 1 when a cause is new (0 when everything found is known).
 """
 
 from __future__ import annotations
@@ -53,24 +59,34 @@ def main() -> int:
     parser.add_argument("--out", default="hunt")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, help="sessions, instead of the grammar header's")
+    parser.add_argument("--known-bugs", metavar="FILE", help="a known-bugs catalogue: exit 1 only for new causes")
     args = parser.parse_args()
     out = pathlib.Path(args.out)
     rows = ["| grammar | rounds (ended by) | statements | syntax errors | other errors | oracle checks "
             "| relation findings | server findings |", "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |"]
     for name in args.grammars:
-        path = REPO / "grammars" / "hunt" / f"{name}.yy"
+        path = pathlib.Path(name) if name.endswith(".yy") else REPO / "grammars" / "hunt" / f"{name}.yy"
+        name = path.stem
         text = path.read_text()
         result = gauntlet.run(str(path), data="random", seed=args.seed,
                               threads=args.threads or header_setting(text, "threads", 2),
                               statement_timeout=header_setting(text, "statement-timeout", 0), hang_timeout=30,
                               duration=args.seconds, out=out / name, overwrite=True, keep_going=True,
-                              statement_log=True, oracles="errorlog,tlp,norec,transforms")
+                              statement_log=True, oracles="errorlog,tlp,norec,transforms",
+                              known_bugs=args.known_bugs)
         rows.append(row(name, result.summary()))
         print(rows[-1], flush=True)
     table = "\n".join(rows) + "\n"
     (out / "table.md").write_text(table)
     print(table)
-    return 0
+    if not args.known_bugs:
+        return 0
+    causes = gauntlet.triage(out, known_bugs=args.known_bugs)
+    new = causes.new_causes
+    print(f"{len(causes.root_causes)} root causes, {len(causes.root_causes) - len(new)} of them known bugs; "
+          f"{len(new)} new" + "".join(f"\n  NEW {c['kind']} x{c['count']}: {c['key']}  ({c['findings'][0]})"
+                                      for c in new))
+    return 1 if new else 0
 
 
 if __name__ == "__main__":

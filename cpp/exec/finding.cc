@@ -24,13 +24,42 @@ std::string Trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
+// '*' matches any run of characters; everything else itself.
+bool GlobMatches(std::string_view glob, std::string_view text) {
+  size_t g = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (g < glob.size() && glob[g] == '*') {
+      star = g++;
+      resume = t;
+    } else if (g < glob.size() && glob[g] == text[t]) {
+      ++g;
+      ++t;
+    } else if (star != std::string_view::npos) {
+      g = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (g < glob.size() && glob[g] == '*') ++g;
+  return g == glob.size();
+}
+
 }  // namespace
+
+bool KnownBug::Matches(const std::string& key, const std::string& signature) const {
+  if (!pattern.empty() && signature.find(pattern) != std::string::npos) return true;
+  for (const std::string& glob : causes)
+    if (GlobMatches(glob, key)) return true;
+  return false;
+}
 
 json Finding::ToJson() const {
   json j = {{"format", FormatVersion("finding")}, {"kind", kind}, {"oracle", oracle}, {"at", at}, {"signature", signature}, {"detail", detail},
             {"thread", thread}, {"statement", statement}, {"targets", targets}};
   if (!id.empty()) j["id"] = id;
   if (!known.empty()) j["known"] = known;
+  if (!cause.empty()) j["cause"] = cause;
   j["occurrences"] = occurrences;
   if (!preceding.empty()) j["preceding"] = preceding;
   if (!settings.empty()) j["settings"] = settings;
@@ -56,6 +85,8 @@ Finding Finding::FromJson(const json& j) {
   f.key = j.value("key", json());
   f.evidence = j.value("evidence", json());
   f.minimal = j.value("minimal", json());
+  f.known = j.value("known", "");
+  f.cause = j.value("cause", "");
   if (j.contains("crash")) f.evidence["crash"] = j["crash"];
   return f;
 }
@@ -69,7 +100,7 @@ std::vector<KnownBug> LoadKnownBugs(const std::string& path) {
     const std::string t = Trim(line);
     if (t.empty() || t[0] == '#') continue;
     const size_t sep = t.find("##");
-    KnownBug k{Trim(t.substr(0, sep)), sep == std::string::npos ? "known bug" : Trim(t.substr(sep + 2))};
+    KnownBug k{Trim(t.substr(0, sep)), sep == std::string::npos ? "known bug" : Trim(t.substr(sep + 2)), {}};
     if (k.pattern.empty()) throw InvalidInput({path, n, 1}, "an entry needs a pattern before '##'");
     known.push_back(std::move(k));
   }
@@ -93,8 +124,10 @@ bool FindingLog::Add(Finding f) {
     causes_.Count(cause_keys_[it->second], 1, f.at, findings_[it->second].id);
     return false;
   }
+  f.cause = causes_.Key(f.ToJson());
+  f.known.clear();
   for (const KnownBug& k : known_)
-    if (f.signature.find(k.pattern) != std::string::npos) {
+    if (k.Matches(f.cause, f.signature)) {
       f.known = k.note;
       break;
     }

@@ -42,6 +42,7 @@ struct Finding {
   // Set by FindingLog.
   std::string id;                // its folder under OUT/findings
   std::string known;             // the known-bugs note it matched
+  std::string cause;             // its root-cause key
   uint64_t occurrences = 1;      // findings of this signature in the run
 
   nlohmann::json ToJson() const;
@@ -49,11 +50,16 @@ struct Finding {
   static Finding FromJson(const nlohmann::json& j);
 };
 
-// A known bug: findings whose signature contains `pattern` are marked with
-// `note` (pquery's known_bugs.strings, with notes).
+// A known bug: findings whose signature contains `pattern` (pquery's
+// known_bugs.strings, with notes), or whose root-cause key matches one of
+// `causes` (a catalogue entry's globs: '*' is any run of characters, the rest
+// literal), are marked with `note`.
 struct KnownBug {
-  std::string pattern;
+  std::string pattern;              // "": by cause only
   std::string note;
+  std::vector<std::string> causes;  // globs over root-cause keys
+
+  bool Matches(const std::string& key, const std::string& signature) const;
 };
 
 // Reads a known-bugs file: one entry per line, `PATTERN` or `PATTERN ## NOTE`;

@@ -27,8 +27,12 @@ json MinimalOf(const json& finding, const std::string& folder) {
 
 }  // namespace
 
+std::string RootCauses::Key(const json& finding) const {
+  return key_of_ ? key_of_(finding) : finding.value("signature", "");
+}
+
 std::string RootCauses::Add(const json& finding, const std::string& folder) {
-  const std::string key = key_of_ ? key_of_(finding) : finding.value("signature", "");
+  const std::string key = Key(finding);
   const uint64_t occurrences = finding.value("occurrences", 1);
   const double at = finding.value("at", 0.0);
   const std::string statement = finding.value("statement", "");
@@ -40,6 +44,8 @@ std::string RootCauses::Add(const json& finding, const std::string& folder) {
          {"signature", finding.value("signature", "")}, {"first", Seen(folder, at)}, {"last", Seen(folder, at)},
          {"statement", statement}, {"minimal", nullptr}};
   }
+  if (const std::string known = finding.value("known", ""); !known.empty() && !r.contains("known"))
+    r["known"] = known;
   r["findings"].push_back(folder);
   Count(key, occurrences, at, folder);
   if (statement.size() < r["statement"].get_ref<const std::string&>().size()) r["statement"] = statement;

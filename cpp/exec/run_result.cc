@@ -78,12 +78,22 @@ json SecondStats::ToJson() const {
 
 json FindingCounts(const json& findings) {
   std::map<std::string, uint64_t> by_kind;
+  std::map<std::string, bool> causes;  // key -> known (findings before keys: by signature)
   uint64_t known = 0;
   for (const json& f : findings) {
     ++by_kind[f.at("kind").get<std::string>()];
-    known += !f.value("known", "").empty();
+    const bool is_known = !f.value("known", "").empty();
+    known += is_known;
+    causes[f.value("cause", f.value("signature", ""))] |= is_known;
   }
-  return {{"total", findings.size()}, {"new", findings.size() - known}, {"known", known}, {"by_kind", by_kind}};
+  json new_causes = json::array();
+  uint64_t known_causes = 0;
+  for (const auto& [key, is_known] : causes) {
+    known_causes += is_known;
+    if (!is_known) new_causes.push_back(key);
+  }
+  return {{"total", findings.size()}, {"new", findings.size() - known}, {"known", known}, {"by_kind", by_kind},
+          {"causes", {{"total", causes.size()}, {"known", known_causes}, {"new", new_causes}}}};
 }
 
 json RunResult::ToJson() const {

@@ -114,7 +114,8 @@ struct RunResult {
 };
 
 // The summary's finding_counts of findings as written (Finding::ToJson):
-// total, new, known, by_kind. Keep-going runs count their merged findings.
+// total, new, known, by_kind, and causes (total, known, new: the keys of the
+// causes no known bug matched). Keep-going runs count their merged findings.
 nlohmann::json FindingCounts(const nlohmann::json& findings);
 
 }  // namespace gauntlet

@@ -403,11 +403,22 @@ void RegisterRunResults(py::module_& m) {
       .def_readwrite("known_bugs", &RunOptions::known_bugs)
       .def_readwrite("history", &RunOptions::history);
 
-  py::class_<KnownBug>(m, "KnownBug")
-      .def(py::init<std::string, std::string>(), py::arg("pattern"), py::arg("note") = "known bug")
+  py::class_<KnownBug>(m, "KnownBug",
+                       "Findings whose signature holds `pattern`, or whose root-cause key matches a glob of `causes` "
+                       "('*': any run of characters), are marked known with `note`.")
+      .def(py::init([](std::string pattern, std::string note, std::vector<std::string> causes) {
+             return KnownBug{std::move(pattern), std::move(note), std::move(causes)};
+           }), py::arg("pattern"), py::arg("note") = "known bug", py::arg("causes") = std::vector<std::string>{})
       .def_readonly("pattern", &KnownBug::pattern)
       .def_readonly("note", &KnownBug::note)
-      .def("__repr__", [](const KnownBug& k) { return "KnownBug(" + k.pattern + " ## " + k.note + ")"; });
+      .def_readonly("causes", &KnownBug::causes)
+      .def("matches", &KnownBug::Matches, py::arg("key"), py::arg("signature"),
+           "Whether a finding with this root-cause key and signature is this known bug.")
+      .def("__repr__", [](const KnownBug& k) {
+        std::string causes;
+        for (const std::string& c : k.causes) causes += (causes.empty() ? "" : ", ") + c;
+        return "KnownBug(" + (k.pattern.empty() ? "causes " + causes : k.pattern) + " ## " + k.note + ")";
+      });
   m.def("load_known_bugs", &LoadKnownBugs, py::arg("path"));
   m.def("snapshot_data", [](Connection& c, const std::string& sql, int max_rows) {
     SnapshotLimits limits;

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "exec/finding.h"
+#include "exec/run_result.h"
 #include "generate/statements.h"
 #include "oracle/determinism.h"
 #include "oracle/error_log.h"
@@ -394,6 +395,54 @@ TEST(FindingLog, OnePerSignatureKnownBugsMarked) {
   for (std::string line; std::getline(jsonl, line);) ++lines;
   EXPECT_EQ(lines, 2);
   EXPECT_THROW(LoadKnownBugs(dir + "/no-such-file"), InvalidInput);
+}
+
+TEST(KnownBug, CatalogueEntriesMatchRootCauseKeysByGlob) {
+  const KnownBug temporal{"", "temporal-conversion", {"tlp/norec: temporal", "metamorphic*: temporal"}};
+  EXPECT_TRUE(temporal.Matches("tlp/norec: temporal", "tlp: SELECT ..."));
+  EXPECT_TRUE(temporal.Matches("metamorphic [truncated]: temporal", ""));
+  EXPECT_FALSE(temporal.Matches("tlp/norec: temporal IN", ""));  // a glob matches the whole key
+  EXPECT_FALSE(temporal.Matches("metamorphic: rounding", "metamorphic: temporal"));  // not the signature
+  const KnownBug crash{"", "json-extract-crash", {"crash: signal 11: Item_func_json_extract::read_json *"}};
+  EXPECT_TRUE(crash.Matches("crash: signal 11: Item_func_json_extract::read_json | a | b", ""));
+  EXPECT_FALSE(crash.Matches("crash: signal 6: Item_func_json_extract::read_json | a | b", ""));
+  EXPECT_TRUE((KnownBug{"", "any", {"*"}}).Matches("", ""));
+  EXPECT_TRUE((KnownBug{"", "stars", {"a**b*"}}).Matches("aXb", ""));
+  EXPECT_FALSE((KnownBug{"", "none", {}}).Matches("anything", "anything"));
+}
+
+TEST(FindingLog, FindingsAndCausesOfAKnownKeyAreMarkedKnown) {
+  using nlohmann::json;
+  const std::string dir = testing::TempDir() + "/gauntlet_findings_known_cause";
+  std::filesystem::remove_all(dir);
+  // The key here is the signature's first word: two signatures, one cause.
+  FindingLog log(dir, {KnownBug{"", "item-6", {"tlp*"}}}, json::object(),
+                 [](const json& f) { return f.value("signature", "").substr(0, f.value("signature", "").find(' ')); });
+  Finding f;
+  f.kind = "tlp";
+  for (const char* signature : {"tlp one shape", "tlp another shape", "norec a third"}) {
+    f.signature = signature;
+    EXPECT_TRUE(log.Add(f));
+  }
+  const auto all = log.findings();
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].known, "item-6");
+  EXPECT_EQ(all[1].known, "item-6");
+  EXPECT_EQ(all[1].cause, "tlp");
+  EXPECT_TRUE(all[2].known.empty());
+  json findings = json::array();
+  for (const Finding& x : all) findings.push_back(x.ToJson());
+  const json counts = FindingCounts(findings);
+  EXPECT_EQ(counts["known"], 2);
+  EXPECT_EQ(counts["causes"]["total"], 2);
+  EXPECT_EQ(counts["causes"]["known"], 1);
+  EXPECT_EQ(counts["causes"]["new"], json::array({"norec"}));
+  log.Flush();
+  std::ifstream in(dir + "/root_causes.json");
+  const json causes = json::parse(in)["root_causes"];
+  ASSERT_EQ(causes.size(), 2u);
+  EXPECT_EQ(causes[0]["known"], "item-6");
+  EXPECT_FALSE(causes[1].contains("known"));
 }
 
 }  // namespace

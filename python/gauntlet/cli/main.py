@@ -24,6 +24,7 @@ from ..reduction import REDUCIBLE
 from ..runs import Stopped, templates
 from ..runs.plan import RUN_DEFAULTS
 from ..server import ManagedServer, ServerError, parse_target_flag
+from .known_bugs import add_known_bugs
 
 # Settings whose value is text (the others are numbers or flags, checked by run()).
 _TEXT = {"grammar": str, "data": str, "server": str, "out": str, "known_bugs": str}
@@ -368,8 +369,9 @@ def _add_run(sub) -> None:
                    help="after a crash, hang or shutdown: record it, start fresh servers and go on until "
                         "--duration (rounds in OUT/rounds/NNN)")
     r.add_argument("--known-bugs", metavar="FILE",
-                   help="signature patterns of known bugs, one a line (PATTERN ## NOTE): matching findings are "
-                        "marked known and do not fail the run")
+                   help="a known-bugs catalogue (.toml, e.g. known-bugs/mariadb-10.11.toml: findings whose root "
+                        "cause it matches) or a file of signature patterns, one a line (PATTERN ## NOTE): such "
+                        "findings are marked known and do not fail the run")
     r.add_argument("--reduce", action="store_true",
                    help="after the run, reduce each new finding to a verified mysql-test-run test case "
                         "(OUT/findings/ID/repro)")
@@ -406,16 +408,19 @@ def _add_triage(sub) -> None:
     t.add_argument("--verify", metavar="WORK", help="run each cause's minimal query, with the data it read, "
                                                     "through mariadb-test-run on the run's server binary "
                                                     "(test cases and mtr.log kept in WORK)")
+    t.add_argument("--known-bugs", metavar="FILE",
+                   help="a known-bugs catalogue (.toml) or patterns file: causes it matches are marked known, and "
+                        "the exit status is 1 when a cause is new")
     t.set_defaults(func=_triage)
 
 
 def _triage(args: argparse.Namespace) -> int:
     from ..results import triage
-    result = triage(args.dirs)
+    result = triage(args.dirs, known_bugs=args.known_bugs)
     if args.verify:
         result.verify(args.verify)
     print(json.dumps(result.to_json(), indent=2) if args.json else result.table())
-    return 0
+    return 1 if args.known_bugs and result.new_causes else 0
 
 
 def _add_replay(sub) -> None:
@@ -576,7 +581,8 @@ def _cache_clear(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gauntlet", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_gensql, _add_run, _add_reduce, _add_triage, _add_replay, _add_plans, _add_bench, _add_server, _add_cache):
+    for add in (_add_gensql, _add_run, _add_reduce, _add_triage, _add_replay, _add_plans, _add_bench, _add_server, _add_cache,
+                add_known_bugs):
         add(sub)
     return parser
 

@@ -15,7 +15,9 @@ import re
 import shutil
 import subprocess
 import time
-from typing import Dict, List
+from typing import Dict, List, Optional
+
+from .. import _core
 
 MTR_DIR = pathlib.Path("/usr/share/mysql/mysql-test")
 RUNNER = MTR_DIR / "mariadb-test-run"
@@ -47,13 +49,30 @@ class MtrRun:
         return f"MtrRun({len(self.status)} tests, {self.seconds} s, {self.status})"
 
 
+def mtr_basedir(binary: str) -> str:
+    """The folder mariadb-test-run finds ``binary`` below (it looks for mariadbd in BASEDIR/sbin, bin,
+    libexec or sql, MTR_BINDIR_FORCED naming BASEDIR). Raises InvalidInput for a binary it would not
+    find there."""
+    path = pathlib.Path(binary).resolve()
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        raise _core.InvalidInput(f"{binary}: no such server binary")
+    if path.name != "mariadbd" or path.parent.name not in ("sbin", "bin", "libexec", "sql"):
+        raise _core.InvalidInput(f"{binary}: mariadb-test-run runs a binary named mariadbd in a folder sbin, bin, "
+                                 "libexec or sql (as Debian's packages unpack)")
+    return str(path.parent.parent)
+
+
 def run_mtr(files: List[pathlib.Path], vardir: pathlib.Path, timeout: float = 600, parallel: int = 1,
-            testcase_minutes: int = 10) -> MtrRun:
+            testcase_minutes: int = 10, binary: Optional[str] = None) -> MtrRun:
     """Runs the tests among ``files`` (``NAME.test`` with their ``NAME.opt`` and ``NAME.result``) on
-    Debian's server binary, in ``vardir``. A test's ``.result`` says what a server without the bug
-    prints; mariadb-test-run records none."""
+    Debian's server binary (or ``binary``, a mariadbd of the same series, such as one unpacked with
+    ``dpkg -x``), in ``vardir``. A test's ``.result`` says what a server without the bug prints;
+    mariadb-test-run records none."""
     if not RUNNER.exists():
         raise FileNotFoundError(f"{RUNNER} is not installed (Debian package mariadb-test)")
+    env = dict(os.environ)
+    if binary:
+        env["MTR_BINDIR_FORCED"] = mtr_basedir(binary)
     suite_name = f"gauntlet_{os.getpid()}_{next(_SUITES)}"
     suite = MTR_DIR / "suite" / suite_name
     names = []
@@ -69,7 +88,8 @@ def run_mtr(files: List[pathlib.Path], vardir: pathlib.Path, timeout: float = 60
            "--port-group-size=20"] + names
     t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd, cwd=MTR_DIR, capture_output=True, text=True, errors="replace", timeout=timeout)
+        p = subprocess.run(cmd, cwd=MTR_DIR, capture_output=True, text=True, errors="replace", timeout=timeout,
+                           env=env)
         output = p.stdout + p.stderr
     except subprocess.TimeoutExpired as e:
         output = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")

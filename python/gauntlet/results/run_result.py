@@ -179,6 +179,12 @@ class RunResult:
             times = f" (x{f['occurrences']})" if f.get("occurrences", 1) > 1 else ""
             where = f" in {self.out / 'findings' / f['id']}" if f.get("id") else ""
             lines.append(f"FINDING {f['kind']}{times}{known}: {f['signature'][:200]}{where}")
+        causes = s.get("finding_counts", {}).get("causes")
+        if causes is not None:
+            met = sorted({f["known"] for f in self.findings if f.get("known")})
+            lines.append(f"root causes {causes['total']}: {causes['known']} known"
+                         + (f" ({', '.join(met)})" if met else "") + f", {len(causes['new'])} new"
+                         + (": " + "; ".join(causes["new"][:10]) if causes["new"] else ""))
         if error and self.error_line():
             lines.append(self.error_line())
         if s.get("signal"):

@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-from typing import Iterable, Iterator, Union
+from typing import Iterable, Iterator, Optional, Union
 
 from .. import _core
 from ..arguments import path_argument
 from ..formats import read_json
+from .known_bugs import markers
 
 PathLike = Union[str, pathlib.Path]
 
@@ -61,6 +62,22 @@ class Triage:
         self.folders = folders
         self._record = record
         self.findings = findings
+        self.known_marked = False  # whether mark_known ran
+
+    def mark_known(self, known: list) -> None:
+        """Marks each cause that one of ``known`` (``_core.KnownBug``: a catalogue's entries or a patterns
+        file's lines) matches: its ``known`` is the entry's name (or the line's note)."""
+        for cause in self.root_causes:
+            cause.pop("known", None)
+            hit = next((k for k in known if k.matches(cause["key"], cause["signature"])), None)
+            if hit is not None:
+                cause["known"] = hit.note
+        self.known_marked = True
+
+    @property
+    def new_causes(self) -> list:
+        """The causes no known bug matched (all of them before ``mark_known``)."""
+        return [c for c in self.root_causes if not c.get("known")]
 
     @property
     def root_causes(self) -> list:
@@ -86,10 +103,11 @@ class Triage:
         return self._record
 
     def to_pandas(self):
-        """One row per root cause: key, kind, count, findings (how many), minimal (its SQL), statement,
-        signature, example (a finding's folder)."""
+        """One row per root cause: key, kind, count, findings (how many), known (the known bug, or None),
+        minimal (its SQL), statement, signature, example (a finding's folder)."""
         import pandas as pd
         return pd.DataFrame([{"key": c["key"], "kind": c["kind"], "count": c["count"], "findings": len(c["findings"]),
+                              "known": c.get("known"),
                               "minimal": (c["minimal"] or {}).get("sql"), "statement": c["statement"],
                               "signature": c["signature"], "example": c["findings"][0]}
                              for c in self.root_causes])
@@ -98,6 +116,10 @@ class Triage:
         """The causes as text, each with its smallest reproducer (what `gauntlet triage` prints)."""
         lines = [f"{len(self.root_causes)} root causes of {self.findings} findings in "
                  f"{len(self.folders)} run folder{'s' if len(self.folders) != 1 else ''}"]
+        if self.known_marked:
+            new = self.new_causes
+            lines.append(f"{len(self.root_causes) - len(new)} known, {len(new)} new"
+                         + (": " + "; ".join(c["key"] for c in new) if new else ""))
         if "verified" in self._record:
             v = self._record["verified"]
             lines.append(f"mariadb-test-run showed the wrong result of {v['verified']} of {v['checked']} minimal "
@@ -105,7 +127,8 @@ class Triage:
         for n, c in enumerate(self.root_causes, 1):
             lines.append("")
             lines.append(f"{n}. {c['kind']} x{c['count']} ({len(c['findings'])} finding"
-                         f"{'s' if len(c['findings']) != 1 else ''}): {c['key']}")
+                         f"{'s' if len(c['findings']) != 1 else ''}): {c['key']}"
+                         + (f"  [known: {c['known']}]" if c.get("known") else ""))
             if c["minimal"]:
                 m = c["minimal"]
                 lines.append(f"   minimal: {_short(m['sql'], statement_chars)}")
@@ -121,7 +144,9 @@ class Triage:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"<Triage: {len(self.root_causes)} root causes of {self.findings} findings in {len(self.folders)} run folders>"
+        known = (f", {len(self.root_causes) - len(self.new_causes)} known" if self.known_marked else "")
+        return (f"<Triage: {len(self.root_causes)} root causes{known} of {self.findings} findings in "
+                f"{len(self.folders)} run folders>")
 
     def _repr_html_(self) -> str:
         from html import escape
@@ -138,9 +163,10 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def triage(*folders: Union[PathLike, Iterable[PathLike]]) -> Triage:
+def triage(*folders: Union[PathLike, Iterable[PathLike]], known_bugs: Optional[PathLike] = None) -> Triage:
     """The root causes of the findings in run folders (or folders holding run folders, such as a hunt's
-    output). Raises InvalidInput naming a folder that does not exist or holds no run."""
+    output); with ``known_bugs`` (a catalogue, or a patterns file), the causes it matches are marked
+    known. Raises InvalidInput naming a folder that does not exist or holds no run."""
     paths = []
     for f in folders:
         many = not isinstance(f, (str, os.PathLike)) and hasattr(f, "__iter__")
@@ -160,4 +186,7 @@ def triage(*folders: Union[PathLike, Iterable[PathLike]]) -> Triage:
             for finding in _findings(run):
                 causes.add(finding, str(run / "findings" / finding.get("id", "")))
                 count += 1
-    return Triage(runs, causes.to_json(), count)
+    result = Triage(runs, causes.to_json(), count)
+    if known_bugs is not None:
+        result.mark_known(markers(path_argument("known_bugs", known_bugs)))
+    return result

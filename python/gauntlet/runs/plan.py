@@ -17,6 +17,7 @@ from typing import Callable, Optional, Union
 from .. import _core
 from ..grammar import Schema, load_data_spec
 from ..oracles import Oracle
+from ..results.known_bugs import markers
 from ..server import DEFAULT_BINARY, ManagedServer, check_known_options, make_targets, parse_dsn
 
 _EXECUTOR = _core.RunOptions()  # the executor's own defaults (cpp/exec/executor.h)
@@ -126,8 +127,9 @@ def oracle_label(oracle) -> str:
 
 
 def known_bugs(path) -> list:
-    """The known-bugs file's patterns (none without a file)."""
-    return _core.load_known_bugs(os.fspath(path)) if path else []
+    """What marks findings known: a catalogue's entries (a .toml file, matched by root-cause key), or a
+    patterns file's lines (matched in the signature); none without a file."""
+    return markers(path) if path else []
 
 
 def data_spec(data, seed: int = 1, trusted_perl: bool = False) -> Optional[Schema]:

@@ -1,8 +1,12 @@
 #include "oracle/root_cause_key.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
 #include <regex>
 #include <set>
+#include <vector>
 
 #include "oracle/sql_shape.h"
 
@@ -79,14 +83,12 @@ bool NumericFamily(const std::set<std::string>& kept) {
   return kept.count("rounding") || kept.count("FLOAT column");
 }
 
-// The query reads a FLOAT column, by the definitions of the data its minimal
-// form came with (oracle/data_snapshot.h): a FLOAT is sent with 6 digits but
-// kept with more where a value is materialized or converted (docs/findings.md
-// item 5b), whatever function carries it.
-bool ReadsFloatColumn(const SqlShape& shape, const nlohmann::json& minimal) {
-  static const std::regex kFloatColumn(R"(^\s*`((?:[^`]|``)+)` float\b)", std::regex::icase);
-  std::set<std::string> floats;
-  if (!minimal.is_object() || !minimal.contains("data") || !minimal["data"].is_object()) return false;
+// The columns the data of a minimal query defines (oracle/data_snapshot.h),
+// by name, with the first word of their type ("float", "date", ...).
+std::map<std::string, std::string> ColumnTypes(const nlohmann::json& minimal) {
+  static const std::regex kColumn(R"(^\s*`((?:[^`]|``)+)` (\w+))");
+  std::map<std::string, std::string> types;
+  if (!minimal.is_object() || !minimal.contains("data") || !minimal["data"].is_object()) return types;
   for (const auto& statement : minimal["data"].value("statements", nlohmann::json::array())) {
     const std::string& text = statement.get_ref<const std::string&>();
     if (text.rfind("CREATE", 0) != 0) continue;
@@ -94,15 +96,69 @@ bool ReadsFloatColumn(const SqlShape& shape, const nlohmann::json& minimal) {
       end = std::min(text.find('\n', begin), text.size());
       std::smatch m;
       const std::string line = text.substr(begin, end - begin);
-      if (!std::regex_search(line, m, kFloatColumn)) continue;
-      std::string name = m[1].str();
+      if (!std::regex_search(line, m, kColumn)) continue;
+      std::string name = m[1].str(), type = m[2].str();
       for (size_t at = 0; (at = name.find("``", at)) != std::string::npos; ++at) name.erase(at, 1);
-      floats.insert(name);
+      std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
+      types[name] = type;
     }
   }
-  for (const SqlToken& t : shape.tokens())
-    if ((t.kind == SqlToken::kWord || t.kind == SqlToken::kQuotedName) && floats.count(shape.Name(t))) return true;
+  return types;
+}
+
+// Whether the query names a column whose type is one of `wanted`.
+bool ReadsColumnOf(const SqlShape& shape, const std::map<std::string, std::string>& types,
+                   const std::set<std::string>& wanted) {
+  for (const SqlToken& t : shape.tokens()) {
+    if (t.kind != SqlToken::kWord && t.kind != SqlToken::kQuotedName) continue;
+    const auto it = types.find(shape.Name(t));
+    if (it != types.end() && wanted.count(it->second)) return true;
+  }
   return false;
+}
+
+// The numbers of rows a side has only (minimal.only_in: "('1.5', NULL)").
+std::vector<std::string> Numbers(const nlohmann::json& rows) {
+  static const std::regex kNumber(R"('(-?[0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?)')");
+  std::vector<std::string> out;
+  if (!rows.is_array()) return out;
+  for (const auto& row : rows) {
+    if (!row.is_string()) continue;
+    const std::string& text = row.get_ref<const std::string&>();
+    for (std::sregex_iterator it(text.begin(), text.end(), kNumber), end; it != end; ++it) out.push_back((*it)[1]);
+  }
+  return out;
+}
+
+// What the differing values of a minimal query look like, when that says
+// more than the calls that made them: " [clipped]" when one side has a
+// DECIMAL's largest value (all nines) that the other lacks, a value past its
+// column's type cut to the type's largest (docs/findings.md item 14);
+// " [infinity as 0]" when one side has 0 where the other has a DOUBLE past
+// the largest finite one, an overflow sent as 0 (item 15); " [negative zero]"
+// when the sides differ only in the sign of zeros.
+std::string ValueTag(const nlohmann::json& minimal) {
+  if (!minimal.is_object() || !minimal.contains("only_in") || !minimal["only_in"].is_object()) return "";
+  const auto left = Numbers(minimal["only_in"].value("left", nlohmann::json())),
+             right = Numbers(minimal["only_in"].value("right", nlohmann::json()));
+  if (left.empty() || right.empty()) return "";
+  static const std::regex kLargest(R"(-?9{15,}(\.9+)?)"), kZero(R"(-?0(\.0+)?)");
+  const auto has = [](const std::vector<std::string>& v, const std::regex& r) {
+    return std::any_of(v.begin(), v.end(), [&](const std::string& x) { return std::regex_match(x, r); });
+  };
+  const auto huge = [](const std::vector<std::string>& v) {
+    return std::any_of(v.begin(), v.end(), [](const std::string& x) { return std::fabs(std::strtod(x.c_str(), nullptr)) >= 1e308; });
+  };
+  if (has(left, kLargest) != has(right, kLargest)) return " [clipped]";
+  if ((has(left, kZero) && huge(right)) || (has(right, kZero) && huge(left))) return " [infinity as 0]";
+  const auto unsigned_zeros = [&](std::vector<std::string> v) {
+    for (std::string& x : v)
+      if (std::regex_match(x, kZero) && x[0] == '-') x.erase(0, 1);
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  if (left != right && unsigned_zeros(left) == unsigned_zeros(right)) return " [negative zero]";
+  return "";
 }
 
 std::string WrongResultKey(const nlohmann::json& f) {
@@ -128,15 +184,27 @@ std::string WrongResultKey(const nlohmann::json& f) {
       family = true;
       break;
     }
-  if (!family && ReadsFloatColumn(SqlShape(sql), minimal)) calls = {"FLOAT column"};
-  const std::set<std::string>& kept = calls.empty() ? operators : calls;
-  // TLP and NoREC both check how a WHERE is evaluated: one cause shows in
-  // both. But TLP on a condition of 1 compares the query with itself through
-  // a UNION ALL, a rewrite like the transforms': its cause is theirs.
+  const auto columns = ColumnTypes(minimal);
   std::string kind = f.value("kind", "");
   if (kind == "tlp" && TrivialCondition(SqlShape(sql), minimal)) kind = "metamorphic";
+  // A FLOAT is sent with 6 digits but kept with more where a value is
+  // materialized or converted (docs/findings.md item 5b), whatever function
+  // carries it: a rewrite's cause (how a condition is evaluated is not a
+  // FLOAT's). A NOT NULL DATE's zero date is NULL to IS NULL in a WHERE
+  // (documented, for ODBC) but no NULL as a value: temporal, as item 6.
+  if (!family && kind != "tlp" && kind != "norec" && ReadsColumnOf(SqlShape(sql), columns, {"float"}))
+    calls = {"FLOAT column"};
+  if (calls.empty() && operators.count("IS") && ReadsColumnOf(SqlShape(sql), columns, {"date", "datetime"}))
+    calls = {"temporal"};
+  // A clipped or negative zero value is the cause, whatever computed it.
+  const std::string value_tag = ValueTag(minimal);
+  if (!value_tag.empty()) calls = operators = {};
+  const std::set<std::string>& kept = calls.empty() ? operators : calls;
+  // TLP and NoREC both check how a WHERE is evaluated: one cause shows in
+  // both. (TLP on a condition of 1 compares the query with itself through a
+  // UNION ALL, a rewrite like the transforms': its cause is theirs, above.)
   if (kind == "tlp" || kind == "norec") kind = "tlp/norec";
-  std::string key = kind + (NumericFamily(kept) ? "" : Tags(f.value("signature", ""))) + ":";
+  std::string key = kind + (NumericFamily(kept) || !value_tag.empty() ? value_tag : Tags(f.value("signature", ""))) + ":";
   for (const std::string& c : kept) key += " " + c;
   return key;
 }

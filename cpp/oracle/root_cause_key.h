@@ -15,7 +15,11 @@
 // it, which are usually where a value came from. Else the functions and types
 // themselves (CAST and CONVERT only by their type), each once and sorted;
 // else the operators that can be a cause (ALL/ANY, IN, NOT, IS, LIKE,
-// BETWEEN, <=>, EXISTS, outer join, subquery). Joins, clauses, comparisons,
+// BETWEEN, <=>, EXISTS, outer join, subquery). By the minimal query's data: a
+// rewrite reading a FLOAT column is `FLOAT column`, IS NULL of a DATE column
+// `temporal`. Before all of it, what the differing values look like when it
+// names a mechanism: `[clipped]` (a DECIMAL cut to its type's largest),
+// `[infinity as 0]`, `[negative zero]`, with nothing after the colon. Joins, clauses, comparisons,
 // arithmetic, CASE and NULL only carry a cause, and greedy minimisation
 // leaves different ones behind from different queries:
 //   tlp/norec: temporal          SELECT * FROM t4 WHERE '1.5' <= CAST(c3 AS DATE)

@@ -100,6 +100,49 @@ TEST(RootCauseKey, AFloatColumnConvertedByAnyFunctionIsOneFamily) {
             "metamorphic [truncated]: REVERSE");
 }
 
+TEST(RootCauseKey, AFloatColumnOnlyCountsForARewriteAndADateColumnUnderIsNullIsTemporal) {
+  const std::string t2 =
+      "CREATE TABLE `t2` (\n  `c1_float` float DEFAULT NULL,\n  `c7_date` date NOT NULL,\n  `c2` double DEFAULT NULL\n)";
+  // How a condition is evaluated is not a FLOAT's cause: the ALL/ANY comparison is.
+  const std::string any = "SELECT `c1_float` FROM t2 WHERE NOT X'0000' <= ANY (SELECT c2 FROM t2)";
+  EXPECT_EQ(RootCauseKey(WithData(WrongResult("tlp", "tlp: x", any, any), t2)), "tlp/norec: ALL/ANY NOT subquery");
+  // A NOT NULL DATE's zero date is NULL to IS NULL in a WHERE only: temporal, with or without a join.
+  const std::string is_null = "SELECT 1 FROM t2 AS s1 WHERE s1.c7_date IS NULL";
+  const std::string joined = "SELECT s2.c2 FROM t2 AS s1 RIGHT JOIN t2 AS s2 ON 1 WHERE `s2`.`c7_date` IS NOT NULL";
+  EXPECT_EQ(RootCauseKey(WithData(WrongResult("norec", "norec: x", is_null, is_null), t2)), "tlp/norec: temporal");
+  EXPECT_EQ(RootCauseKey(WithData(WrongResult("tlp", "tlp: x", joined, joined), t2)), "tlp/norec: temporal");
+  // IS NULL of another column is no temporal.
+  const std::string other = "SELECT 1 FROM t2 WHERE c2 IS NULL";
+  EXPECT_EQ(RootCauseKey(WithData(WrongResult("tlp", "tlp: x", other, other), t2)), "tlp/norec: IS");
+}
+
+// A finding whose minimal query's differing rows are `left` and `right`.
+json Differing(const std::string& sql, const std::vector<std::string>& left, const std::vector<std::string>& right) {
+  json f = WrongResult("metamorphic", "transform:view [truncated]: x", sql, sql);
+  f["minimal"]["only_in"] = {{"left", left}, {"right", right}};
+  return f;
+}
+
+TEST(RootCauseKey, WhatTheDifferingValuesLookLikeSaysMoreThanTheirCalls) {
+  // Item 14's class: a DECIMAL past its type clipped to the type's largest, whatever computed it.
+  const std::string avg = RootCauseKey(Differing("SELECT AVG(c) FROM d", {"('746123853643907798540564228747696665577906154661.04')"},
+                                                 {"('99999999999999999999999999999999999999999999.99')"}));
+  const std::string quotient = RootCauseKey(Differing("SELECT a / b FROM t4", {"('19999999999999999999999999999999999999999999999.9999999999999999998')"},
+                                                      {"('9999999999999999999999999999999999999999999999.9999999999999999999')"}));
+  EXPECT_EQ(avg, "metamorphic [clipped]:");
+  EXPECT_EQ(avg, quotient);
+  // Item 15's: an overflow sent as 0 on one side.
+  EXPECT_EQ(RootCauseKey(Differing("SELECT AVG(1.7976931348623157e308) FROM t", {"('0')"}, {"('1.7976931348623157e308')"})),
+            "metamorphic [infinity as 0]:");
+  // A zero's sign only.
+  EXPECT_EQ(RootCauseKey(Differing("SELECT a MOD b - (x IS NULL) FROM t", {"('-0.0', 'x')", "('1.5', 'y')"},
+                                   {"('0.0', 'x')", "('1.5', 'y')"})),
+            "metamorphic [negative zero]:");
+  // Other differences keep the calls (and a cut stays a cut).
+  EXPECT_EQ(RootCauseKey(Differing("SELECT CAST(a AS CHAR) FROM t", {"('12345')"}, {"('123')"})), "metamorphic [truncated]: CHAR");
+  EXPECT_EQ(RootCauseKey(Differing("SELECT ABS(a) / b FROM t", {"('-0.5')"}, {"('0.5')"})), "metamorphic [truncated]: ABS");
+}
+
 TEST(RootCauseKey, CrashesThatDifferInAddressesAndArgumentsShareAKey) {
   const std::string a = RootCauseKey(Crash({"__memmove_avx_unaligned_erms", "Item_func_json_extract::read_json(String*, json_value_types*, char**, int*)+0x1a2",
                                             "Item_func_json_extract::val_str(String*)+0x35 [0x55d0c1a2b3c4]",

@@ -16,7 +16,9 @@ constexpr size_t kTolerantMax = 2000;  // leftover rows paired one by one
 // YEAR into INT, DECIMAL(5,1) into DECIMAL(6,2)): numbers compare by value.
 // kString: text that may hold printed DOUBLEs (JSON_OBJECT('a', AVG(d)),
 // CONCAT(d)), whose last digits depend on the order of a sum.
-enum class ColumnKind { kText, kString, kFloat, kDouble, kFoldable, kRetyped };
+// kCollated (ties to ORDER BY only): text equal under a case- and
+// accent-insensitive PAD SPACE collation ('a', 'A ' and 'Ä').
+enum class ColumnKind { kText, kString, kFloat, kDouble, kFoldable, kRetyped, kCollated };
 
 ColumnKind KindOf(const ResultColumn& c, bool fold) {
   if (c.type == "FLOAT") return ColumnKind::kFloat;
@@ -110,6 +112,31 @@ std::string Fold(const std::string& s) {
   return f;
 }
 
+// Fold() and the accents of Latin-1's letters (U+00C0-U+00FF, as UTF-8)
+// and combining marks (U+0300-U+036F) taken off: what a case- and
+// accent-insensitive collation such as utf8mb4_general_ci compares.
+std::string FoldAccents(const std::string& s) {
+  static const char* const kBase[64] = {
+      "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
+      "d", "n", "o", "o", "o", "o", "o", "\xc3\x97", "o", "u", "u", "u", "u", "y", "th", "ss",
+      "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
+      "d", "n", "o", "o", "o", "o", "o", "\xc3\xb7", "o", "u", "u", "u", "u", "y", "th", "y"};
+  const std::string f = Fold(s);
+  std::string out;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const unsigned char c = f[i], next = i + 1 < f.size() ? f[i + 1] : 0;
+    if (c == 0xC3 && next >= 0x80 && next <= 0xBF) {
+      out += kBase[next - 0x80];
+      ++i;
+    } else if ((c == 0xCC && next >= 0x80) || (c == 0xCD && next >= 0x80 && next <= 0xAF)) {
+      ++i;  // a combining mark
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 // The value as a sort key: floating values rounded to fewer digits than the
 // tolerance, so that nearly equal ones usually sort together.
 std::string Key(const std::optional<std::string>& v, ColumnKind k) {
@@ -122,6 +149,7 @@ std::string Key(const std::optional<std::string>& v, ColumnKind k) {
       return buf;
     }
     case ColumnKind::kFoldable: return Fold(*v);
+    case ColumnKind::kCollated: return FoldAccents(*v);
     case ColumnKind::kRetyped: return v->empty() ? *v : CanonicalNumber(*v);
     case ColumnKind::kText:
     case ColumnKind::kString: return *v;
@@ -138,6 +166,7 @@ bool Same(const std::optional<std::string>& a, const std::optional<std::string>&
   }
   if (k == ColumnKind::kString) return SameButDoubles(*a, *b);
   if (k == ColumnKind::kRetyped) return !a->empty() && !b->empty() && CanonicalNumber(*a) == CanonicalNumber(*b);
+  if (k == ColumnKind::kCollated) return FoldAccents(*a) == FoldAccents(*b);
   if (k != ColumnKind::kFoldable) return false;
   const std::string x = Fold(*a), y = Fold(*b);
   return x == y || SameButDoubles(x, y);
@@ -325,13 +354,14 @@ Comparison CompareResults(const ResultSet& a_in, const ResultSet& b_in, const Co
     kinds.push_back(k);
   }
   if (rules.relation == Relation::kExact) {
-    // Rows equal but for case and trailing spaces are ties to ORDER BY under
-    // a case-insensitive PAD SPACE collation ('a ' and 'A'): a run of them
-    // may come in any order, so it compares as a multiset.
+    // Rows equal but for case, accents and trailing spaces are ties to ORDER
+    // BY under a case- and accent-insensitive PAD SPACE collation ('a ', 'A'
+    // and 'Ä'): a run of them may come in any order, so it compares as a
+    // multiset (whose values must still be the same).
     std::vector<ColumnKind> tied = kinds;
     for (size_t k = 0; k < tied.size(); ++k)
       if (KindOf(a.columns[k], true) == ColumnKind::kFoldable && KindOf(b.columns[k], true) == ColumnKind::kFoldable)
-        tied[k] = ColumnKind::kFoldable;
+        tied[k] = ColumnKind::kCollated;
     for (size_t i = 0; i < std::min(a.rows.size(), b.rows.size()); ++i)
       if (!SameRow(a.rows[i], b.rows[i], kinds) && !TiesInAnyOrder(a.rows, b.rows, i, kinds, tied, &i)) {
         c.holds = false;

@@ -199,6 +199,9 @@ std::string WrongResultKey(const nlohmann::json& f) {
   // A clipped or negative zero value is the cause, whatever computed it.
   const std::string value_tag = ValueTag(minimal);
   if (!value_tag.empty()) calls = operators = {};
+  // An ALL/ANY comparison says more than the operators around it (item 11's
+  // NULL, under NOT or beside a bit operator, is one cause).
+  if (operators.count("ALL/ANY")) operators = {"ALL/ANY", "subquery"};
   const std::set<std::string>& kept = calls.empty() ? operators : calls;
   // TLP and NoREC both check how a WHERE is evaluated: one cause shows in
   // both. (TLP on a condition of 1 compares the query with itself through a
@@ -237,9 +240,12 @@ std::string CrashKey(const nlohmann::json& f) {
     return "crash: assertion: " + assertion;
   std::string key = "crash: signal " + std::to_string(crash.value("signal", 0)) + ":";
   int kept = 0;
+  std::string last;
   for (const auto& frame : crash.value("frames", nlohmann::json::array())) {
     const std::string name = FrameName(frame.get<std::string>());
-    if (LibcFrame(name)) continue;
+    // A recursion's depth depends on the query, not on the bug.
+    if (LibcFrame(name) || name == last) continue;
+    last = name;
     key += (kept ? " | " : " ") + name;
     if (++kept == 3) break;
   }

@@ -17,16 +17,16 @@ from .version import __version__
 from .grammar import Column, Coverage, Generator, Grammar, RuleContext, Schema, Table, split_statements
 from .server import Connection, ManagedServer, ServerError, ServerRefused, Target, parse_dsn
 from .oracles import Observation, Oracle, Skip
-from .results import Finding, RunResult, Triage, compare, triage
+from .results import Catalogue, Finding, RunResult, Triage, compare, load_catalogue, triage
 from .runs import Run, Stopped, replay, run
 from .reduction import Reduction, reduce
 from .combi import Campaign, CampaignResult, OptionSpace, Plan
 from .perf import BenchResult, BestToBest, QueryComparison, ScalingResult, best_to_best, bench, compare_queries, scaling
 
 __all__ = [
-    "bench", "BenchResult", "best_to_best", "BestToBest", "Campaign", "CampaignResult", "Column", "compare",
+    "bench", "BenchResult", "best_to_best", "BestToBest", "Campaign", "CampaignResult", "Catalogue", "Column", "compare",
     "compare_queries", "Connection", "Coverage", "Finding", "GauntletError", "GenerationError", "Generator",
-    "Grammar", "InvalidInput", "ManagedServer", "Observation", "OptionSpace", "Oracle", "OutputError", "parse_dsn",
+    "Grammar", "InvalidInput", "load_catalogue", "ManagedServer", "Observation", "OptionSpace", "Oracle", "OutputError", "parse_dsn",
     "Plan", "QueryComparison", "reduce", "Reduction", "replay", "RuleContext", "Run", "run", "RunResult", "scaling",
     "ScalingResult", "Schema", "ServerError", "ServerRefused", "Skip", "split_statements", "Stopped", "Table", "Target",
     "Triage", "triage",

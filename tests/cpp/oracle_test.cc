@@ -288,6 +288,14 @@ TEST(ResultCompare, OrderedRowsTiedUnderTheCollationComeInAnyOrder) {
   EXPECT_FALSE(CompareResults(a, changed, {Relation::kExact, false}, "a", "b").holds);
   const auto more = Rows({"DECIMAL", "VARCHAR"}, {{"1.00", "z"}, {"1.50", "A  "}, {"1.50", "a "}, {"1.50", "a"}});
   EXPECT_FALSE(CompareResults(a, more, {Relation::kExact, false}, "a", "b").holds);
+  // Accents too ('a' and 'Ä' under utf8mb4_general_ci: ORDER BY 1 DESC of a RIGHT JOIN with
+  // join_cache_level=0, the hunt of 2026-12-06), and the values must still be the same.
+  const auto accents = Rows({"VARCHAR"}, {{"b"}, {"a"}, {"\xc3\x84"}, {"a\xcc\x81"}});
+  const auto reordered = Rows({"VARCHAR"}, {{"b"}, {"\xc3\x84"}, {"a\xcc\x81"}, {"a"}});
+  EXPECT_TRUE(CompareResults(accents, reordered, {Relation::kExact, false}, "a", "b").holds);
+  EXPECT_FALSE(CompareResults(accents, Rows({"VARCHAR"}, {{"b"}, {"\xc3\x84"}, {"\xc3\x84"}, {"a"}}),
+                              {Relation::kExact, false}, "a", "b").holds);
+  EXPECT_FALSE(CompareResults(Rows({"VARCHAR"}, {{"a"}}), Rows({"VARCHAR"}, {{"\xc3\x84"}}), {}, "a", "b").holds);
   // Binary strings have no such ties.
   const auto bin_a = Rows({"VARBINARY"}, {{"a"}, {"A"}}), bin_b = Rows({"VARBINARY"}, {{"A"}, {"a"}});
   EXPECT_FALSE(CompareResults(bin_a, bin_b, {Relation::kExact, false}, "a", "b").holds);

@@ -33,6 +33,8 @@ TEST(RootCauseKey, TwoShapesOfOneCauseShareAKeyAndAnotherCauseDoesNot) {
                                                  "SELECT `c` FROM t2 WHERE 'x' < ANY (SELECT `d` FROM m)"));
   EXPECT_EQ(a, b);
   EXPECT_EQ(a, "tlp/norec: ALL/ANY subquery");
+  // Under NOT or beside a bit operator, the ALL/ANY comparison is the cause still.
+  EXPECT_EQ(RootCauseKey(WrongResult("tlp", "tlp: x", "SELECT 1 FROM t WHERE NOT 49 & 7 > SOME (SELECT b FROM n)")), a);
   // Item 4: an ENUM in NOT IN (subquery).
   const std::string c = RootCauseKey(WrongResult("tlp", "tlp: ...", "SELECT e FROM t WHERE e NOT IN (SELECT 1 FROM t)",
                                                  "SELECT e FROM t WHERE e NOT IN (SELECT 1 FROM t)"));
@@ -105,7 +107,7 @@ TEST(RootCauseKey, AFloatColumnOnlyCountsForARewriteAndADateColumnUnderIsNullIsT
       "CREATE TABLE `t2` (\n  `c1_float` float DEFAULT NULL,\n  `c7_date` date NOT NULL,\n  `c2` double DEFAULT NULL\n)";
   // How a condition is evaluated is not a FLOAT's cause: the ALL/ANY comparison is.
   const std::string any = "SELECT `c1_float` FROM t2 WHERE NOT X'0000' <= ANY (SELECT c2 FROM t2)";
-  EXPECT_EQ(RootCauseKey(WithData(WrongResult("tlp", "tlp: x", any, any), t2)), "tlp/norec: ALL/ANY NOT subquery");
+  EXPECT_EQ(RootCauseKey(WithData(WrongResult("tlp", "tlp: x", any, any), t2)), "tlp/norec: ALL/ANY subquery");
   // A NOT NULL DATE's zero date is NULL to IS NULL in a WHERE only: temporal, with or without a join.
   const std::string is_null = "SELECT 1 FROM t2 AS s1 WHERE s1.c7_date IS NULL";
   const std::string joined = "SELECT s2.c2 FROM t2 AS s1 RIGHT JOIN t2 AS s2 ON 1 WHERE `s2`.`c7_date` IS NOT NULL";
@@ -156,6 +158,14 @@ TEST(RootCauseKey, CrashesThatDifferInAddressesAndArgumentsShareAKey) {
   EXPECT_EQ(a, "crash: signal 11: Item_func_json_extract::read_json | Item_func_json_extract::val_str | Item_func_equal::val_int");
   const std::string c = RootCauseKey(Crash({"SEL_ARG::weight()", "key_or(RANGE_OPT_PARAM*, SEL_ARG*, SEL_ARG*)"}, "signal 11: SEL_ARG"));
   EXPECT_NE(a, c);
+  // A recursion's depth is the query's, not the bug's: repeated frames count once.
+  const std::string deep = RootCauseKey(Crash({"Item_cond_and::get_mm_tree(RANGE_OPT_PARAM*, Item**)",
+                                               "Item_cond_and::get_mm_tree(RANGE_OPT_PARAM*, Item**)",
+                                               "SQL_SELECT::test_quick_select(THD*)", "JOIN::optimize_stage2()"}, "s"));
+  const std::string shallow = RootCauseKey(Crash({"Item_cond_and::get_mm_tree(RANGE_OPT_PARAM*, Item**)",
+                                                  "SQL_SELECT::test_quick_select(THD*)", "JOIN::optimize_stage2()"}, "s"));
+  EXPECT_EQ(deep, shallow);
+  EXPECT_EQ(deep, "crash: signal 11: Item_cond_and::get_mm_tree | SQL_SELECT::test_quick_select | JOIN::optimize_stage2");
   EXPECT_EQ(RootCauseKey({{"kind", "crash"}, {"signature", "assertion: x"}, {"crash", {{"assertion", "x"}}}}),
             "crash: assertion: x");
   EXPECT_EQ(RootCauseKey({{"kind", "hang"}, {"signature", "hang: no statement finished for 60 s"}}),

@@ -150,3 +150,24 @@ def test_verify_runs_each_minimal_query_alone_through_mariadb_test_run(wrong_res
     assert t.verify(tmp_path / "work2") == {"verified": 0, "checked": 1}
     assert "relation held" in t.root_causes[0]["verified"]["why"], t.root_causes[0]
     assert "not reproduced: mariadb-test-run passed it" in t.table()
+
+
+def test_verify_writes_a_prepared_statement_side_to_its_file(wrong_results, tmp_path):
+    """transform:prepared compares a query with EXECUTE of it prepared: EXECUTE takes no INTO OUTFILE,
+    so the test case prepares the statement again with one. The query against itself holds."""
+    root, _ = wrong_results
+    prepared = tmp_path / "prepared"
+    shutil.copytree(root / "a", prepared)
+    for path in prepared.glob("findings/*/finding.json"):
+        finding = json.loads(path.read_text())
+        m = finding["minimal"]
+        quoted = m["sql"].replace("'", "''")
+        m.update(setup=[f"PREPARE gauntlet_ps FROM '{quoted}'"], right=["EXECUTE gauntlet_ps"] * 2, relation="unordered",
+                 left=m["sql"])
+        path.write_text(json.dumps(finding))
+    t = gauntlet.triage(prepared)
+    assert t.verify(tmp_path / "work") == {"verified": 0, "checked": 1}, t.table()
+    assert "relation held" in t.root_causes[0]["verified"]["why"], t.root_causes[0]
+    test = pathlib.Path(t.root_causes[0]["verified"]["test"]).read_text()
+    assert "EXECUTE gauntlet_ps_into_file;" in test and "INTO OUTFILE ''gauntlet_executed.txt''" in test
+    assert test.count("--move_file") == 2 and "EXECUTE gauntlet_ps INTO" not in test

@@ -280,10 +280,21 @@ def _relation_check(ev: dict, finding: dict, target: str):
     # streams rows as they would go to a client, without materializing them.
     lines.append("--let $gauntlet_dir= `SELECT CONCAT(@@datadir, IFNULL(DATABASE(), ''))`")
     files = []
+    prepared = _prepared_into_outfile(listed(ev.get("setup")))
     for i, sql in enumerate([left] + rights):
         name = f"gauntlet_side{i}.txt"
         files.append(f"$gauntlet_dir/{name}")
-        lines.append(_mtr_statement(_into_outfile(sql, name)).rstrip())
+        executed = re.fullmatch(r"\s*EXECUTE\s+(\w+)\s*;?\s*", sql, re.I)
+        if executed and executed.group(1) in prepared:
+            # EXECUTE takes no INTO: its statement, prepared again with one, writes each execution.
+            statement = executed.group(1)
+            if prepared[statement]:
+                lines.append(_mtr_statement(prepared.pop(statement) + ";").rstrip())
+                prepared[statement] = ""
+            lines += [f"EXECUTE {statement}_into_file;",
+                      f"--move_file $gauntlet_dir/{_EXECUTED} $gauntlet_dir/{name}"]
+        else:
+            lines.append(_mtr_statement(_into_outfile(sql, name)).rstrip())
         if relation != "ordered":
             lines.append(f"--exec LC_ALL=C sort -o $gauntlet_dir/{name} $gauntlet_dir/{name}")
     message = _relation_message(finding)
@@ -300,6 +311,22 @@ def _relation_check(ev: dict, finding: dict, target: str):
     for path in files:
         lines.append(f"--remove_file {path}")
     return lines, result
+
+
+_EXECUTED = "gauntlet_executed.txt"
+
+
+def _prepared_into_outfile(setup: list) -> dict:
+    """The statements ``setup`` prepares (``PREPARE name FROM '...'``), by name, each as a PREPARE of
+    ``name_into_file`` whose statement writes its rows to gauntlet_executed.txt as _into_outfile does.
+    A statement ending in a locking clause is left out (its INTO would go before the clause)."""
+    out = {}
+    for statement in setup:
+        m = re.fullmatch(r"\s*PREPARE\s+(\w+)\s+FROM\s+('(?:[^'\\]|''|\\.)*')\s*;?\s*", statement, re.I | re.S)
+        if m and not re.search(r"(UPDATE|SHARE\s+MODE|NOWAIT|LOCKED|WAIT\s+\d+)\s*'$", m.group(2), re.I):
+            out[m.group(1)] = (f"PREPARE {m.group(1)}_into_file FROM {m.group(2)[:-1]} "
+                               f"INTO OUTFILE ''{_EXECUTED}'' CHARACTER SET utf8mb4'")
+    return out
 
 
 def _relation_message(finding: dict) -> str:

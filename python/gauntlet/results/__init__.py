@@ -1,9 +1,10 @@
 """What runs leave behind, read back: RunResult and Finding, tables (pandas) and plots, and the root
-causes of many runs' findings (triage)."""
+causes of many runs' findings (triage), and the catalogues of known bugs they are matched against."""
 
 from .frames import KINDS, flatten, plot_timeline, timeline_frame
+from .known_bugs import Catalogue, CheckResult, KnownBug, load_catalogue
 from .run_result import Finding, RunResult, compare
 from .triage import Triage, triage
 
-__all__ = ["compare", "Finding", "flatten", "KINDS", "plot_timeline", "RunResult", "timeline_frame", "Triage",
-           "triage"]
+__all__ = ["Catalogue", "CheckResult", "compare", "Finding", "flatten", "KINDS", "KnownBug", "load_catalogue",
+           "plot_timeline", "RunResult", "timeline_frame", "Triage", "triage"]

@@ -77,6 +77,10 @@ class Catalogue:
         entry's name, the causes its patterns)."""
         return [_core.KnownBug("", bug.name, list(bug.match)) for bug in self.bugs if bug.match]
 
+    def check(self, server: Optional[str] = None, names: Sequence[str] = (), parallel: int = 2) -> list:
+        """Runs the reproducers with mariadb-test-run (see :func:`check`): a CheckResult per entry."""
+        return check(self, server=server, names=names, parallel=parallel)
+
     def __getitem__(self, name: str) -> KnownBug:
         for bug in self.bugs:
             if bug.name == name:

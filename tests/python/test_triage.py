@@ -171,3 +171,17 @@ def test_verify_writes_a_prepared_statement_side_to_its_file(wrong_results, tmp_
     test = pathlib.Path(t.root_causes[0]["verified"]["test"]).read_text()
     assert "EXECUTE gauntlet_ps_into_file;" in test and "INTO OUTFILE ''gauntlet_executed.txt''" in test
     assert test.count("--move_file") == 2 and "EXECUTE gauntlet_ps INTO" not in test
+
+
+def test_a_minimal_query_over_a_partitioned_table_asks_mariadb_test_run_for_partitions():
+    # mariadb-test-run starts its servers with --skip-partition unless a test sources have_partition.inc.
+    from gauntlet.reduction.testcase import minimal_test_files
+    sql = "SELECT a FROM p WHERE a > 1"
+    finding = {"kind": "tlp", "oracle": "tlp", "signature": "tlp: x", "statement": sql,
+               "evidence": {"relation": "unordered", "what": "w"},
+               "minimal": {"sql": sql, "left": sql, "right": sql + " UNION ALL SELECT 1", "relation": "unordered",
+                           "data": {"statements": ["CREATE TABLE `p` (\n  `a` int\n) PARTITION BY HASH (`a`) PARTITIONS 3"]}}}
+    files = minimal_test_files(finding, "m", [])
+    assert "--source include/have_partition.inc" in files[".test"]
+    finding["minimal"]["data"]["statements"] = ["CREATE TABLE `p` (\n  `a` int\n)"]
+    assert "have_partition" not in minimal_test_files(finding, "m", [])[".test"]

@@ -231,7 +231,11 @@ def minimal_test_files(finding: dict, name: str, options: List[str]) -> Union[di
     shown = minimal_evidence(finding)
     test = [f"# Gauntlet {finding['kind']} finding {finding.get('id', '')}: the minimal query with the data it read",
             f"# {finding.get('signature', '')[:300]}", "",
-            "--source include/have_innodb.inc", "--disable_query_log", "--disable_result_log", "--disable_warnings"]
+            "--source include/have_innodb.inc"]
+    # mariadb-test-run starts its servers with --skip-partition unless a test asks for partitions.
+    if any(re.search(r"\bPARTITION\s+BY\b", sql, re.I) for sql in data["statements"]):
+        test.append("--source include/have_partition.inc")
+    test += ["--disable_query_log", "--disable_result_log", "--disable_warnings"]
     test += [_mtr_statement(sql).rstrip() for sql in data["statements"] + finding.get("settings", [])]
     check, result = _relation_check(shown["evidence"], shown, m["sql"])
     test += check + ["DROP DATABASE IF EXISTS test;", "CREATE DATABASE test;", ""]

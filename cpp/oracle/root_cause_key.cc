@@ -134,7 +134,8 @@ std::vector<std::string> Numbers(const nlohmann::json& rows) {
 // more than the calls that made them: " [clipped]" when one side has a
 // DECIMAL's largest value (all nines) that the other lacks, a value past its
 // column's type cut to the type's largest (docs/findings.md item 14);
-// " [infinity as 0]" when one side has 0 where the other has a DOUBLE past
+// " [10^17]" when a value became 10^17 on one side only (a number's integer
+// part cut so once materialized, item 5); " [infinity as 0]" when one side has 0 where the other has a DOUBLE past
 // the largest finite one, an overflow sent as 0 (item 15); " [negative zero]"
 // when the sides differ only in the sign of zeros.
 std::string ValueTag(const nlohmann::json& minimal) {
@@ -142,7 +143,8 @@ std::string ValueTag(const nlohmann::json& minimal) {
   const auto left = Numbers(minimal["only_in"].value("left", nlohmann::json())),
              right = Numbers(minimal["only_in"].value("right", nlohmann::json()));
   if (left.empty() || right.empty()) return "";
-  static const std::regex kLargest(R"(-?9{15,}(\.9+)?)"), kZero(R"(-?0(\.0+)?)");
+  static const std::regex kLargest(R"(-?9{15,}(\.9+)?)"), kZero(R"(-?0(\.0+)?)"),
+      kTenToThe17(R"(-?100000000000000000(\.0+)?)");
   const auto has = [](const std::vector<std::string>& v, const std::regex& r) {
     return std::any_of(v.begin(), v.end(), [&](const std::string& x) { return std::regex_match(x, r); });
   };
@@ -150,6 +152,7 @@ std::string ValueTag(const nlohmann::json& minimal) {
     return std::any_of(v.begin(), v.end(), [](const std::string& x) { return std::fabs(std::strtod(x.c_str(), nullptr)) >= 1e308; });
   };
   if (has(left, kLargest) != has(right, kLargest)) return " [clipped]";
+  if (has(left, kTenToThe17) != has(right, kTenToThe17)) return " [10^17]";
   if ((has(left, kZero) && huge(right)) || (has(right, kZero) && huge(left))) return " [infinity as 0]";
   const auto unsigned_zeros = [&](std::vector<std::string> v) {
     for (std::string& x : v)

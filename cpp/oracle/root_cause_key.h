@@ -19,6 +19,7 @@
 // rewrite reading a FLOAT column is `FLOAT column`, IS NULL of a DATE column
 // `temporal`. Before all of it, what the differing values look like when it
 // names a mechanism: `[clipped]` (a DECIMAL cut to its type's largest),
+// `[10^17]` (a number become 10^17 once materialized),
 // `[infinity as 0]`, `[negative zero]`, with nothing after the colon. Joins, clauses, comparisons,
 // arithmetic, CASE and NULL only carry a cause, and greedy minimisation
 // leaves different ones behind from different queries:

@@ -133,6 +133,12 @@ TEST(RootCauseKey, WhatTheDifferingValuesLookLikeSaysMoreThanTheirCalls) {
                                                       {"('9999999999999999999999999999999999999999999999.9999999999999999999')"}));
   EXPECT_EQ(avg, "metamorphic [clipped]:");
   EXPECT_EQ(avg, quotient);
+  // Item 5's: a number's integer part become 10^17 once materialized, whatever computed it.
+  const std::string floor = RootCauseKey(Differing("SELECT FLOOR(SQRT(x)) FROM d", {"('3497985729708684300')"},
+                                                   {"('100000000000000000')"}));
+  EXPECT_EQ(floor, "metamorphic [10^17]:");
+  EXPECT_EQ(floor, RootCauseKey(Differing("SELECT LEAST(b'1', c) FROM t ORDER BY 1 DESC", {"('-100000000000000000.00')"},
+                                          {"('-793304491165173900.00')"})));
   // Item 15's: an overflow sent as 0 on one side.
   EXPECT_EQ(RootCauseKey(Differing("SELECT AVG(1.7976931348623157e308) FROM t", {"('0')"}, {"('1.7976931348623157e308')"})),
             "metamorphic [infinity as 0]:");

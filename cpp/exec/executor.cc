@@ -145,6 +145,8 @@ SecondStats Executor::CloseSecond(double t, bool whole) {
     w->second_kinds = {};
     s.transactions += w->second_commits;
     w->second_commits = 0;
+    s.verified += w->second_verified;
+    w->second_verified = 0;
   }
   s.statements = merged.count();
   s.p50 = merged.Quantile(0.5);
@@ -163,6 +165,7 @@ SecondStats Executor::CloseSecond(double t, bool whole) {
   r.queries_done += s.queries;
   r.statements += s.statements;
   r.transactions += s.transactions;
+  r.verified += s.verified;
   for (size_t k = 0; k < s.kinds.size(); ++k) r.kinds[k] += s.kinds[k];
   if (whole) {
     json j = s.ToJson();

@@ -191,6 +191,7 @@ void Executor::RunOracles(Worker& w, std::string_view sql, const std::vector<Out
                           const std::vector<const Rule*>* keeping_oracles) {
   Observation o{w.id, sql, outcomes, results, *w.session, others_wrote, {}};
   if (options_.threads > 1) o.writes = {&shared_->write_epoch, &shared_->writes_in_flight};
+  bool verified = false;  // an oracle checked the statement through (passed or fired)
   for (size_t i = 0; i < oracles_.size(); ++i) {
     if (shared_->stop) return;
     OracleStats& stats = w.oracles[i];
@@ -201,10 +202,14 @@ void Executor::RunOracles(Worker& w, std::string_view sql, const std::vector<Out
     Verdict v = oracles_[i]->Check(o);
     switch (v.kind) {
       case Verdict::kNotApplicable: break;
-      case Verdict::kPassed: ++stats.passed; break;
+      case Verdict::kPassed:
+        ++stats.passed;
+        verified = true;
+        break;
       case Verdict::kSkipped: ++stats.skipped[v.reason]; break;
       case Verdict::kFired:
         ++stats.fired;
+        verified = true;
         if (const json& m = v.finding.minimal; m.is_object()) {
           ++stats.minimised;
           stats.minimise_checks += m.value("checks", 0);
@@ -215,6 +220,10 @@ void Executor::RunOracles(Worker& w, std::string_view sql, const std::vector<Out
         AddSessionFinding(w, std::move(v.finding), sql, key);
         break;
     }
+  }
+  if (verified) {
+    std::lock_guard<std::mutex> lock(w.mu);
+    ++w.second_verified;
   }
 }
 

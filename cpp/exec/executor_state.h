@@ -126,6 +126,7 @@ struct Executor::Worker {
   LatencyHistogram second_queries;
   KindCounts second_kinds{};
   uint64_t second_commits = 0;
+  uint64_t second_verified = 0;  // statements an oracle passed or fired on
   std::map<unsigned, uint64_t> errors;
   std::map<unsigned, std::vector<RunResult::ErrorExample>> error_examples;
   std::map<std::string, RuleCounts> rules;  // generated statements by top-level rule

@@ -32,7 +32,7 @@ json OracleStats::ToJson() const {
   uint64_t skips = 0;
   for (const auto& [why, n] : skipped) skips += n;
   json j = {{"checked", passed + fired + skips}, {"passed", passed}, {"fired", fired},
-            {"skipped", skips}, {"skipped_by_reason", skipped}};
+            {"verified", passed + fired}, {"skipped", skips}, {"skipped_by_reason", skipped}};
   if (minimised > 0)
     j["minimised"] = {{"findings", minimised}, {"checks", minimise_checks}, {"seconds", minimise_seconds},
                       {"exhausted", minimise_exhausted}};
@@ -70,7 +70,7 @@ json RunFailure::ToJson() const {
 
 json SecondStats::ToJson() const {
   return {{"t", t}, {"statements", statements}, {"transactions", transactions},
-          {"queries", queries}, {"outcomes", KindsJson(kinds)}, {"p50_ms", Ms(p50)},
+          {"queries", queries}, {"verified", verified}, {"outcomes", KindsJson(kinds)}, {"p50_ms", Ms(p50)},
           {"p95_ms", Ms(p95)}, {"p99_ms", Ms(p99)}, {"max_ms", Ms(max)},
           {"query_p50_ms", Ms(query_p50)}, {"query_p95_ms", Ms(query_p95)},
           {"query_p99_ms", Ms(query_p99)}, {"query_max_ms", Ms(query_max)}};
@@ -122,6 +122,8 @@ json RunResult::ToJson() const {
           {"transactions_per_second", transactions / s},
           {"queries_done", queries_done},
           {"queries_per_second", queries_done / s},
+          {"verified", verified},
+          {"verified_per_second", verified / s},
           {"rate", rate},
           {"outcomes", KindsJson(kinds)},
           {"errors", ErrorsJson(errors, &error_examples)},

@@ -39,6 +39,7 @@ struct SecondStats {
   uint64_t statements = 0;
   uint64_t transactions = 0;
   uint64_t queries = 0;  // queries whose statements all finished (sysbench's events)
+  uint64_t verified = 0;  // statements an oracle checked through (passed or fired)
   KindCounts kinds{};
   int64_t p50 = 0, p95 = 0, p99 = 0, max = 0;  // statements, nanoseconds
   int64_t query_p50 = 0, query_p95 = 0, query_p99 = 0, query_max = 0;  // queries
@@ -84,6 +85,7 @@ struct RunResult {
   uint64_t cancelled = 0;     // in flight when the run ended: not in statements, errors or latency
   uint64_t transactions = 0;  // COMMITs that succeeded
   uint64_t queries_done = 0;  // queries whose statements all finished
+  uint64_t verified = 0;      // statements at least one oracle checked through (passed or fired)
   double rate = 0;            // the open-loop target rate, queries/s (0: closed loop)
   KindCounts kinds{};
   std::map<unsigned, uint64_t> errors;  // by code

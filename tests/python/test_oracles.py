@@ -276,6 +276,25 @@ class _Broken(gauntlet.Oracle):
         raise ValueError("oops")
 
 
+def test_verified_counts_the_statements_an_oracle_checked_through(tmp_path):
+    """summary["verified"]: statements at least one oracle passed or fired on (what was checked, not
+    skipped), per second in the timeline too; per oracle, its passed + fired."""
+    r = gauntlet.run(OPTIMIZER, threads=1, duration=3, out=tmp_path / "run", oracles=["tlp", "norec"])
+    s = r.summary()
+    tlp, norec = s["oracles"]["tlp"], s["oracles"]["norec"]
+    for o in (tlp, norec):
+        assert o["verified"] == o["passed"] + o["fired"] and o["verified"] < o["checked"], o  # some are skipped
+    assert max(tlp["verified"], norec["verified"]) <= s["verified"] <= min(tlp["verified"] + norec["verified"],
+                                                                           s["statements"]), s
+    assert s["verified_per_second"] == pytest.approx(s["verified"] / s["seconds"])
+    seconds = [e for e in map(json.loads, (tmp_path / "run" / "events.jsonl").read_text().splitlines())
+               if e["type"] == "second"]
+    assert len(seconds) >= 2 and 0 < sum(e["verified"] for e in seconds) <= s["verified"], seconds
+    assert f"verified     {s['verified']:>12,}" in r.table()
+    plain = gauntlet.run(OPTIMIZER, threads=1, queries=50, duration=0, out=tmp_path / "plain")
+    assert plain.summary()["verified"] == 0 and "verified " not in plain.table()
+
+
 def test_python_oracle_fires_skips_and_follows_up(tmp_path):
     g = gauntlet.Grammar.from_string("query: SELECT _digit | SELECT no_such_column FROM A ;")
     sevens = _Sevens()

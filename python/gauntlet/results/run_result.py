@@ -169,6 +169,9 @@ class RunResult:
                 lines.append(f"    e.g. {x['message'][:100]}  <- {x['statement'][:100]}")
         for e in s.get("connect_errors", [])[:4]:
             lines.append(f"  connect error {e['code']} {e['name']}: {e['count']:,}")
+        if s.get("verified"):
+            lines.append(f"verified     {s['verified']:>12,}   {s['verified_per_second']:>10,.0f}/s   "
+                         "(statements an oracle checked through)")
         for name, o in s.get("oracles", {}).items():
             skipped = ", ".join(f"{why}: {n:,}" for why, n in sorted(o["skipped_by_reason"].items(),
                                                                        key=lambda x: -x[1])[:4])

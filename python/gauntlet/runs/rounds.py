@@ -123,13 +123,15 @@ class _Total:
 
     def add(self, n: int, result, offset: float, wall: float) -> None:
         s, r = self.summary, result.summary()
-        for key in ("queries", "statements", "cancelled", "transactions", "queries_done", "generate_cpu_seconds"):
+        for key in ("queries", "statements", "cancelled", "transactions", "queries_done", "verified",
+                    "generate_cpu_seconds"):
             s[key] += r.get(key, 0)
         s["seconds"] += r.get("seconds", 0)
         s["wall_seconds"] = wall
         s["statements_per_second"] = s["statements"] / max(s["seconds"], 1e-9)
         s["transactions_per_second"] = s["transactions"] / max(s["seconds"], 1e-9)
         s["queries_per_second"] = s["queries_done"] / max(s["seconds"], 1e-9)
+        s["verified_per_second"] = s["verified"] / max(s["seconds"], 1e-9)
         _add_counts(s["outcomes"], r.get("outcomes", {}))
         s["errors"] = _merge_by_code(s["errors"], r.get("errors", []))
         s["connect_errors"] = _merge_by_code(s["connect_errors"], r.get("connect_errors", []))

@@ -39,6 +39,8 @@ def progress_printer(stream) -> Callable:
         errors = sum(v for k, v in second["outcomes"].items() if k != "ok")
         line = (f"[{second['t']:6.0f}s] {second['statements']:>8,} stmt/s  p95 {second['p95_ms']:8.2f} ms  "
                 f"errors/s {errors:>6,}  total {state['n']:,}")
+        if second.get("verified"):  # statements an oracle checked through
+            line += f"  verified/s {second['verified']:,}"
         if stream.isatty():
             stream.write("\r" + line)
         else:

@@ -336,7 +336,12 @@ void ManagedServer::WriteInfo() const {
                          {"port", port_},         {"dsn", dsn()},
                          {"error_log", error_log()}, {"mysqld", options_.mysqld},
                          {"log_offset", log_offset_}};
-  std::ofstream(fs::path(options_.dir) / "server.json") << info.dump(2) << "\n";
+  // Replaced whole: another process attaching (gauntlet server, a test)
+  // never reads half a file.
+  const fs::path path = fs::path(options_.dir) / "server.json", tmp = fs::path(options_.dir) / "server.json.tmp";
+  std::ofstream(tmp) << info.dump(2) << "\n";
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
 }
 
 bool ManagedServer::Alive() {

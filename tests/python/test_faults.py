@@ -281,23 +281,26 @@ def test_ctrl_c_during_data_load(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "gauntlet", "run", "--grammar", str(REPO / "grammars" / "optimizer.yy"),
                              "--data", str(spec), "--duration", "60", "--out", str(out)], env=ENV,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    server = None
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if (out / "server" / "server.json").exists():
-            server = ManagedServer.attach(out / "server")
-            try:
-                rows = server.connect().query("SELECT COUNT(*) FROM information_schema.TABLES "
-                                              "WHERE TABLE_SCHEMA = 'test'")
-                if int(rows[0][0]) > 0:
-                    break
-            except gauntlet.GauntletError:
-                pass
-        time.sleep(0.1)
-    time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if (out / "server" / "server.json").exists():
+                try:
+                    rows = ManagedServer.attach(out / "server").connect().query(
+                        "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'test'")
+                    if int(rows[0][0]) > 0:
+                        break
+                except gauntlet.GauntletError:
+                    pass
+            time.sleep(0.1)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:  # a failure above must not leave the run, or its pipes for a later test's garbage collection
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
     summary = check_ended(out, stop_reason="interrupted", findings=[], executed=False)

@@ -67,10 +67,8 @@ class Catalogue:
 
     def matching(self, key: str) -> Optional[KnownBug]:
         """The first entry one of whose patterns matches the root-cause key ``key``, else None."""
-        for bug in self.bugs:
-            if any(_core.KnownBug("", bug.name, [p]).matches(key, "") for p in bug.match):
-                return bug
-        return None
+        hit = next((m for m in self.patterns() if m.matches(key, "")), None)
+        return self[hit.note] if hit is not None else None
 
     def patterns(self) -> list:
         """The entries as the engine marks findings with them (``_core.KnownBug``: the note is the

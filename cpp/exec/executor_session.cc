@@ -190,6 +190,7 @@ void Executor::RunOracles(Worker& w, std::string_view sql, const std::vector<Out
                           const std::vector<ResultSet>& results, const ReplayKey* key, bool others_wrote,
                           const std::vector<const Rule*>* keeping_oracles) {
   Observation o{w.id, sql, outcomes, results, *w.session, others_wrote, {}};
+  o.number = w.observed++;
   if (options_.threads > 1) o.writes = {&shared_->write_epoch, &shared_->writes_in_flight};
   bool verified = false;  // an oracle checked the statement through (passed or fired)
   for (size_t i = 0; i < oracles_.size(); ++i) {

@@ -136,6 +136,7 @@ struct Executor::Worker {
   uint64_t cancelled = 0;  // statements that returned after the run stopped
   double generate_seconds = 0;
   std::vector<OracleStats> oracles;  // per oracle of the run
+  uint64_t observed = 0;             // statements the oracles were shown (Observation::number)
   // The session's last statements, for findings: a ring.
   std::vector<std::string> history;
   size_t history_next = 0;

@@ -66,6 +66,9 @@ struct Observation {
   // targets: the targets, or two statements in a row, may have seen different data.
   bool others_wrote = false;
   WriteWatch writes;  // for checks that run more statements after this one
+  // The statement's number among those its session showed the oracles (0,
+  // 1, ...): for oracles that take turns, the same on every replay of a seed.
+  uint64_t number = 0;
 };
 
 struct Verdict {

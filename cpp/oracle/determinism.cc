@@ -28,12 +28,6 @@ const std::set<std::string> kKeywords = {
     "UTF8MB4", "LATIN1", "ASCII", "UCS2", "UTF16", "UTF32", "NO", "ORDER", "BY", "OVER", "PARTITION", "ROWS",
     "RANGE", "UNBOUNDED", "PRECEDING", "FOLLOWING", "CURRENT", "ROW"};
 
-std::string Upper(std::string_view s) {
-  std::string u(s);
-  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u;
-}
-
 // What an oracle's summary says of a statement that reads `v`.
 std::string VolatileReason(const VolatileValue& v) {
   switch (v.form) {
@@ -77,8 +71,6 @@ std::string Normalized(const SqlShape& s, const SqlSpan& span) {
   }
   return out;
 }
-
-bool IsName(const SqlToken& t) { return t.kind == SqlToken::kWord || t.kind == SqlToken::kQuotedName; }
 
 // A select item's alias ("expr AS x", "expr x"), upper-cased, or "".
 std::string Alias(const SqlShape& s, const SqlSpan& item) {
@@ -214,6 +206,66 @@ bool TotallyOrdered(const SqlShape& s) {
   return true;
 }
 
+bool OrderedByUniqueKeys(const SqlShape& s, const UniqueKeys& keys) {
+  if (!s.simple_select() || !s.order_by.present() || s.group_by.present() || s.having.present() || s.distinct() ||
+      s.window.present())
+    return false;
+  const auto [sf, sl] = s.TokenRange(s.select_list);
+  if (HasAggregate(s, sf, sl)) return false;
+  size_t others = 0;
+  const std::vector<TableRef> tables = s.FromTables(&others);
+  if (tables.empty() || others > 0) return false;
+  std::set<std::string> aliases;
+  for (const SqlSpan& item : s.Items(s.select_list)) aliases.insert(Alias(s, item));
+  // The columns ORDER BY sorts by, per table.
+  std::vector<std::set<std::string>> sorted(tables.size());
+  const auto& t = s.tokens();
+  for (const SqlSpan& item : s.Items(s.order_by)) {
+    auto [f, l] = s.TokenRange(item);
+    if (l > f && (s.Is(l - 1, "ASC") || s.Is(l - 1, "DESC"))) --l;
+    if (l - f == 1 && IsName(t[f]) && tables.size() == 1 && !aliases.count(Name(s, t[f]))) {
+      sorted[0].insert(Name(s, t[f]));
+    } else if (l - f == 3 && IsName(t[f]) && s.text(t[f + 1]) == "." && IsName(t[f + 2])) {
+      for (size_t n = 0; n < tables.size(); ++n)
+        if (tables[n].qualifier == s.Name(t[f])) sorted[n].insert(Name(s, t[f + 2]));
+    }
+  }
+  for (size_t n = 0; n < tables.size(); ++n) {
+    bool keyed = false;
+    for (const std::vector<std::string>& key : keys(tables[n]))
+      keyed |= !key.empty() && std::all_of(key.begin(), key.end(), [&](const std::string& c) { return sorted[n].count(c); });
+    if (!keyed) return false;
+  }
+  return true;
+}
+
+UniqueKeys SessionKeys(Session& session, size_t t, double limit) {
+  return [&session, t, limit](const TableRef& table) {
+    std::vector<std::vector<std::string>> keys;
+    ResultSet columns;
+    if (!session.Execute(t, "SHOW COLUMNS FROM " + table.written, &columns, limit).ok()) return keys;
+    static const char* kExactSort[] = {"tinyint", "smallint", "mediumint", "int", "bigint", "decimal",
+                                       "date", "datetime", "timestamp", "time", "year"};
+    const auto exact = [](const std::string& type) {
+      const std::string base = type.substr(0, type.find_first_of("( "));
+      return std::any_of(std::begin(kExactSort), std::end(kExactSort), [&](const char* k) { return base == k; });
+    };
+    std::vector<std::string> primary;
+    bool primary_exact = true;
+    for (const auto& row : columns.rows) {  // Field, Type, Null, Key, Default, Extra
+      if (row.size() < 4 || !row[0] || !row[1] || !row[2] || !row[3]) continue;
+      if (*row[3] == "PRI") {
+        primary.push_back(Upper(*row[0]));
+        primary_exact &= exact(*row[1]);
+      } else if (*row[3] == "UNI" && *row[2] == "NO" && exact(*row[1])) {
+        keys.push_back({Upper(*row[0])});
+      }
+    }
+    if (!primary.empty() && primary_exact) keys.push_back(std::move(primary));
+    return keys;
+  };
+}
+
 bool PicksAmongEquals(const SqlShape& s) {
   for (size_t i = 0; i < s.tokens().size(); ++i)
     if (s.Is(i, "GROUP") || s.Is(i, "DISTINCT") || s.Is(i, "DISTINCTROW") || s.Is(i, "UNION") ||
@@ -280,9 +332,14 @@ std::string ReadsVolatileValue(const SqlShape& s) {
   return read.empty() ? "" : VolatileReason(*read.front());
 }
 
-std::string Nondeterminism(const SqlShape& s) {
+std::string Nondeterminism(const SqlShape& s, const UniqueKeys* keys) {
   if (std::string why = ReadsVolatileValue(s); !why.empty()) return why;
   const auto& t = s.tokens();
+  int total = -1;  // the rows' order is total: unknown yet (LIMIT n OFFSET m asks twice)
+  const auto ordered = [&] {
+    if (total < 0) total = TotallyOrdered(s) || (keys != nullptr && OrderedByUniqueKeys(s, *keys));
+    return total == 1;
+  };
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i].kind == SqlToken::kVariable && s.text(t[i]).substr(0, 2) == "@@") return "reads a server variable";
     if (t[i].kind != SqlToken::kWord) continue;
@@ -292,7 +349,7 @@ std::string Nondeterminism(const SqlShape& s) {
     if (w == "OVER" && i + 1 < t.size() && (s.text(t[i + 1]) == "(" || IsName(t[i + 1])))
       return "a window function (ties in any order)";
     if ((w == "LIMIT" || w == "FETCH" || w == "OFFSET") &&
-        (s.select_token == std::string::npos || t[i].depth > t[s.select_token].depth || !TotallyOrdered(s)))
+        (s.select_token == std::string::npos || t[i].depth > t[s.select_token].depth || !ordered()))
       return "LIMIT without a total ORDER BY";
     if ((w == "GROUP_CONCAT" || w == "JSON_ARRAYAGG") && s.IsCall(i) && !OrderedAggregate(s, i))
       return w + " without an ORDER BY of its values (any order)";

@@ -7,15 +7,23 @@
 #ifndef GAUNTLET_ORACLE_DETERMINISM_H_
 #define GAUNTLET_ORACLE_DETERMINISM_H_
 
+#include <functional>
 #include <string>
+#include <vector>
 
+#include "exec/session.h"
 #include "oracle/sql_shape.h"
 
 namespace gauntlet {
 
+// The unique keys of a table that order its rows totally: each key its
+// columns' names, upper-cased; none when unknown.
+using UniqueKeys = std::function<std::vector<std::vector<std::string>>(const TableRef&)>;
+
 // Why the rows of `s` (a query) may differ between two correct executions on
-// the same data, in a few words; "" when they may not.
-std::string Nondeterminism(const SqlShape& s);
+// the same data, in a few words; "" when they may not. With `keys`, a LIMIT
+// is deterministic also when OrderedByUniqueKeys says so.
+std::string Nondeterminism(const SqlShape& s, const UniqueKeys* keys = nullptr);
 
 // The first value that `s` reads that changes between executions
 // (volatile_values.h), in a few words ("calls RAND()"); "" when none. The
@@ -25,6 +33,19 @@ std::string ReadsVolatileValue(const SqlShape& s);
 // The top-level ORDER BY sorts by every selected column, so that the order of
 // the rows is determined (ties are equal rows).
 bool TotallyOrdered(const SqlShape& s);
+
+// The top-level ORDER BY sorts by a unique key of every table of FROM (their
+// columns, qualified when it joins): each row is one combination of those
+// tables' rows (an outer join's missing side included), so the order of the
+// rows is determined though the ORDER BY leaves out selected columns. Not for
+// grouped, aggregated or DISTINCT queries, derived tables, or an ORDER BY
+// name that a select item's alias could mean.
+bool OrderedByUniqueKeys(const SqlShape& s, const UniqueKeys& keys);
+
+// The keys as target t of the session sees them (SHOW COLUMNS: its primary
+// key, each unique NOT NULL column), only of integer, decimal and temporal
+// columns: a string key may sort by a prefix (max_sort_length) and tie.
+UniqueKeys SessionKeys(Session& session, size_t t, double limit);
 
 // GROUP BY, DISTINCT, set operations or MIN/MAX: where the server may return
 // any one of values that a case-insensitive collation calls equal.

@@ -30,6 +30,17 @@ bool CountsAffectedRows(const SqlShape& s) {
          verb == "WITH";  // WITH ... UPDATE/DELETE
 }
 
+// A table's unique keys when every target has the same ones (the targets'
+// schemas may differ, and an order one decides is then no order to compare).
+UniqueKeys KeysOnEveryTarget(Session& session, double limit) {
+  return [&session, limit](const TableRef& table) {
+    const auto first = SessionKeys(session, 0, limit)(table);
+    for (size_t t = 1; t < session.size(); ++t)
+      if (SessionKeys(session, t, limit)(table) != first) return decltype(first){};
+    return first;
+  };
+}
+
 }  // namespace
 
 bool DifferentialOracle::WantsRows(std::string_view sql) const {
@@ -98,7 +109,8 @@ Verdict DifferentialOracle::Check(const Observation& o) {
       if (a.rows != b.rows && ReturnsQueryRows(shape)) return Verdict::Skipped("rows not fetched");
       continue;  // SHOW, EXPLAIN: server-specific by nature; their status matched
     }
-    if (std::string why = Nondeterminism(shape); !why.empty()) return Verdict::Skipped(why);
+    const UniqueKeys keys = KeysOnEveryTarget(o.session, FollowUpLimit(std::max(a.nanos, b.nanos)));
+    if (std::string why = Nondeterminism(shape, &keys); !why.empty()) return Verdict::Skipped(why);
     CompareRules rules;
     rules.relation = TotallyOrdered(shape) ? Relation::kExact : Relation::kUnordered;
     rules.fold_strings = PicksAmongEquals(shape);
@@ -125,7 +137,8 @@ Verdict DifferentialOracle::Check(const Observation& o) {
 bool DifferentialOracle::DiffersAlike(const Observation& o, size_t t, const std::string& sql, const std::string& kind,
                                       double limit, nlohmann::json* failure) const {
   const SqlShape shape(sql);
-  if (!ReturnsQueryRows(shape) || !ReadOnly(shape) || !Nondeterminism(shape).empty()) return false;
+  const UniqueKeys keys = KeysOnEveryTarget(o.session, limit);
+  if (!ReturnsQueryRows(shape) || !ReadOnly(shape) || !Nondeterminism(shape, &keys).empty()) return false;
   CompareRules rules;
   rules.relation = TotallyOrdered(shape) ? Relation::kExact : Relation::kUnordered;
   rules.fold_strings = PicksAmongEquals(shape);

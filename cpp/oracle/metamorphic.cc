@@ -20,6 +20,10 @@ std::string Refusal(const Outcome& o) {
   return "follow-up refused: error " + std::to_string(o.error_code) + " " + ErrorTable::Default().Name(o.error_code);
 }
 
+std::string TooManyRows() {
+  return "a follow-up returns over " + std::to_string(RelationOracle::kRowCap) + " rows";
+}
+
 bool Environmental(const Outcome& o) {
   return o.kind == OutcomeKind::kDeadlock || o.kind == OutcomeKind::kTimeout || o.kind == OutcomeKind::kResource ||
          o.kind == OutcomeKind::kConnectionLost || o.kind == OutcomeKind::kServerCrashed;
@@ -71,11 +75,11 @@ class PlanRun {
 
 }  // namespace
 
-std::optional<FollowUp> RelationOracle::Applicable(const SqlShape& shape, const Observation& o,
-                                                   Verdict* instead) const {
+std::optional<FollowUp> RelationOracle::Applicable(const SqlShape& shape, const Observation& o, Verdict* instead,
+                                                   const UniqueKeys* keys) const {
   *instead = Verdict::NotApplicable();
   if (!ReturnsQueryRows(shape)) return std::nullopt;
-  if (std::string why = Nondeterminism(shape); !why.empty()) {
+  if (std::string why = Nondeterminism(shape, keys); !why.empty()) {
     *instead = Verdict::Skipped(why);
     return std::nullopt;
   }
@@ -86,25 +90,77 @@ std::optional<FollowUp> RelationOracle::Applicable(const SqlShape& shape, const 
 Verdict RelationOracle::Check(const Observation& o) {
   if (!o.outcomes[0].ok() || o.results.empty()) return Verdict::NotApplicable();
   const SqlShape shape(o.sql);
+  if (!ReturnsQueryRows(shape)) return Verdict::NotApplicable();
+  const double limit = FollowUpLimit(o.outcomes[0].nanos);
+  int64_t n = -1, offset = 0;
+  const std::string core = ReplaceLimit(shape, "", &n, &offset);
+  if (core.empty()) return CheckQuery(o, shape, limit);
+  const SqlShape core_shape(core);
+  if (std::string why = Nondeterminism(core_shape); !why.empty()) return Verdict::Skipped(why);
+  if (!ReadOnly(shape)) return Verdict::NotApplicable();
+  if (!ComparesQueryRows()) {  // TLP and NoREC make their queries of the clauses, the LIMIT left out
+    const Observation subject{o.thread, core, o.outcomes, o.results, o.session, o.others_wrote, o.writes, o.number};
+    return CheckQuery(subject, core_shape, limit);
+  }
+  const UniqueKeys keys = SessionKeys(o.session, 0, limit);
+  if (Nondeterminism(shape, &keys).empty()) return CheckQuery(o, shape, limit, &keys);  // ordered by keys
+  // The LIMIT's rows among the query's rows without it; then the query without it.
+  std::vector<Outcome> outcomes(1);
+  std::vector<ResultSet> results(1);
+  outcomes[0] = o.session.Execute(0, ReplaceLimit(shape, "LIMIT " + std::to_string(kRowCap + 1), &n, &offset),
+                                  &results[0], limit);
+  if (!outcomes[0].ok())
+    return Verdict::Skipped(Environmental(outcomes[0]) ? "deadlock, timeout (or too slow) or resource error"
+                                                       : Refusal(outcomes[0]));
+  if (static_cast<int64_t>(results[0].rows.size()) > kRowCap) return Verdict::Skipped(TooManyRows());
+  FollowUp limited;
+  limited.what = "the LIMIT's rows among the query's rows without it";
+  limited.left = core;
+  limited.right = {""};
+  limited.rules = {Relation::kSuperset, PicksAmongEquals(shape), n, offset};
+  limited.family = "limit";
+  limited.minimise = false;  // its smaller forms would be checked by the transform, not by this relation
+  if (Verdict v = CheckPlan(o, shape, limited, &results[0], limit); v.kind != Verdict::kPassed) return v;
+  const Observation subject{o.thread, core, outcomes, results, o.session, o.others_wrote, o.writes, o.number};
+  return CheckQuery(subject, core_shape, limit);
+}
+
+Verdict RelationOracle::CheckQuery(const Observation& o, const SqlShape& shape, double limit,
+                                   const UniqueKeys* keys) {
   Verdict instead;
-  std::optional<FollowUp> plan = Applicable(shape, o, &instead);
+  std::optional<FollowUp> plan = Applicable(shape, o, &instead, keys);
   if (!plan) return instead;
+  return CheckPlan(o, shape, *plan, nullptr, limit);
+}
+
+Verdict RelationOracle::CheckPlan(const Observation& o, const SqlShape& shape, const FollowUp& plan_in,
+                                  const ResultSet* left_rows, double limit) {
+  const FollowUp* plan = &plan_in;
   Session& session = o.session;
-  const double limit = FollowUpLimit(o.outcomes[0].nanos);  // past it killed, the check skipped
-  PlanRun run(session, *plan, limit);
+  PlanRun run(session, *plan, limit);  // past `limit` a follow-up is killed, the check skipped
   if (std::string why = run.Setup(); !why.empty()) return Verdict::Skipped(why);
-  const std::string& left_sql = plan->left.empty() ? std::string(o.sql) : plan->left;
+  const std::string left_sql = plan->left.empty() ? std::string(o.sql) : plan->left;
   ResultSet left;
   if (plan->left.empty()) {
     left = o.results[0];
+  } else if (left_rows != nullptr) {
+    left = *left_rows;
   } else if (Outcome r = run.Run(plan->left, &left); !r.ok()) {
     return Verdict::Skipped(Refusal(r));
   }
-  for (const std::string& right_sql : plan->right) {
+  const auto capped = [&](const ResultSet& r) {
+    return plan->row_cap > 0 && static_cast<int64_t>(r.rows.size()) > plan->row_cap;
+  };
+  if (capped(left)) return Verdict::Skipped(TooManyRows());
+  for (const std::string& planned : plan->right) {
+    const std::string right_sql = planned.empty() ? std::string(o.sql) : planned;
     ResultSet right;
-    if (Outcome r = run.Run(right_sql, &right); !r.ok()) {
+    if (planned.empty()) {
+      right = o.results[0];
+    } else if (Outcome r = run.Run(right_sql, &right); !r.ok()) {
       return Verdict::Skipped(Environmental(r) ? "deadlock, timeout (or too slow) or resource error" : Refusal(r));
     }
+    if (capped(right)) return Verdict::Skipped(TooManyRows());
     Comparison c = CompareResults(left, right, plan->rules, "left", "right");
     if (c.holds) continue;
     // Again, twice, on the data as it is now, while no other session writes:
@@ -156,7 +212,7 @@ Verdict RelationOracle::Check(const Observation& o) {
     Finding f;
     f.kind = finding_kind();
     f.targets = {session.target(0).name};
-    f.signature = name() + tags + ": " + shape.Skeleton();
+    f.signature = (plan->family.empty() ? name() : plan->family) + tags + ": " + shape.Skeleton();
     f.detail = "relation " + std::string(RelationName(plan->rules.relation)) + " fails: " + plan->what +
                "\nleft:  " + left_sql + "\nright: " + right_sql + "\n" + c.diff;
     f.evidence = c.evidence;
@@ -168,7 +224,7 @@ Verdict RelationOracle::Check(const Observation& o) {
     f.evidence["in_transaction"] = session.InTransaction(0);
     if (!outside.is_null()) f.evidence["outside_transaction"] = outside;
     run.Cleanup();  // the candidates make their own views and statements
-    if (minimised_.Take(f.signature)) {
+    if (plan->minimise && minimised_.Take(f.signature)) {
       f.minimal = MinimalFinding(std::string(o.sql), [&](const std::string& sql, nlohmann::json* failure) {
         return FailsAlike(o, sql, c.kind, limit, failure);
       }, budget_);
@@ -195,10 +251,11 @@ bool RelationOracle::FailsAlike(const Observation& o, const std::string& sql, co
     std::vector<ResultSet> results(1);
     outcomes[0] = o.session.Execute(0, sql, &results[0], limit);
     if (!outcomes[0].ok()) return false;
-    const Observation candidate{o.thread, sql, outcomes, results, o.session, false, o.writes};
+    const Observation candidate{o.thread, sql, outcomes, results, o.session, false, o.writes, o.number};
     const SqlShape shape(sql);
     Verdict instead;
-    std::optional<FollowUp> plan = Applicable(shape, candidate, &instead);
+    const UniqueKeys keys = SessionKeys(o.session, 0, limit);
+    std::optional<FollowUp> plan = Applicable(shape, candidate, &instead, &keys);
     if (!plan) return false;
     PlanRun run(o.session, *plan, limit);
     if (!run.Setup().empty()) return false;
@@ -273,6 +330,11 @@ Relation OrderKept(const SqlShape& s, const Observation& o) {
   return longest > std::stoull(*r.rows[0][0]) ? Relation::kUnordered : Relation::kExact;
 }
 }  // namespace
+
+Verdict TransformOracle::Check(const Observation& o) {
+  if (o.number % of_ != turn_) return Verdict::NotApplicable();
+  return RelationOracle::Check(o);
+}
 
 std::string TransformOracle::name() const {
   for (const auto& [n, k] : Names())
@@ -364,8 +426,10 @@ std::optional<FollowUp> TlpOracle::Plan(const SqlShape& s, const Observation&, V
   const std::string clause = q.variant.rfind("having", 0) == 0 ? "HAVING" : q.variant.rfind("on ", 0) == 0 ? "ON" : "WHERE";
   f.what = clause + " p, " + clause + " NOT p and " + clause + " p IS NULL together (" + q.variant + ") against no " +
            clause;
-  f.left = q.unfiltered;
-  f.right = {q.partitioned};
+  const std::string cap = " LIMIT " + std::to_string(kRowCap + 1);
+  f.left = q.unfiltered + cap;
+  f.right = {q.partitioned + cap};
+  f.row_cap = kRowCap;
   f.rules = {Relation::kUnordered, PicksAmongEquals(s)};
   return f;
 }

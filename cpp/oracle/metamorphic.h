@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "exec/oracle.h"
+#include "oracle/determinism.h"
 #include "oracle/minimise.h"
 #include "oracle/result_compare.h"
 #include "oracle/sql_shape.h"
@@ -30,12 +31,23 @@ struct FollowUp {
   std::vector<std::string> side_setup;  // on a second session: DDL that must not end the workload's transaction
   std::vector<std::string> setup;       // in the session, before
   std::string left;                     // "" = the query itself
-  std::vector<std::string> right;       // each must stand in `rules.relation` to `left`
+  std::vector<std::string> right;       // each must stand in `rules.relation` to `left`; "" = the query
   std::vector<std::string> cleanup;     // in the session, after (also when the check fails)
   std::vector<std::string> side_cleanup;
   CompareRules rules;
+  // The follow-ups end in LIMIT row_cap + 1 (0: they do not): one that
+  // returns more than row_cap rows makes the check a skip.
+  int64_t row_cap = 0;
+  std::string family;  // what the signature names when not the oracle: "limit"
+  bool minimise = true;  // the first finding of a signature gets Finding::minimal
 };
 
+// A query with a LIMIT whose rows its ORDER BY (by the text or by the tables'
+// unique keys, determinism.h) does not decide is checked without the LIMIT,
+// and an oracle that compares the query's own rows (the transforms) checks
+// first that the LIMIT's rows are among those rows, as many as LIMIT and
+// OFFSET leave (the signature says "limit").
+//
 // A relation that fails is confirmed twice more, each time while no other
 // session wrote (Observation::writes), within this many tries. The first
 // finding of a signature is then minimised (minimise.h) on the same session
@@ -45,6 +57,10 @@ struct FollowUp {
 class RelationOracle : public Oracle {
  public:
   static constexpr int kConfirmTries = 6;
+  // Follow-ups that may return far more rows than the query (TLP's without
+  // WHERE over a cross join; the query without its LIMIT) stop past this
+  // many: comparing a million rows stalls the session for seconds.
+  static constexpr int64_t kRowCap = 10000;
   bool WantsRows(std::string_view sql) const override;
   Verdict Check(const Observation& o) override;
   void set_minimise_budget(const MinimiseBudget& b) { budget_ = b; }
@@ -54,10 +70,19 @@ class RelationOracle : public Oracle {
   // applicable, or skipped with a reason) in *instead.
   virtual std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const = 0;
   virtual std::string finding_kind() const = 0;  // "metamorphic", "tlp", "norec"
+  // Its plans compare the query's own rows (left ""), not only queries made
+  // of its clauses.
+  virtual bool ComparesQueryRows() const { return true; }
 
  private:
   // The plan for a query this oracle checks, or nullopt with the verdict.
-  std::optional<FollowUp> Applicable(const SqlShape& shape, const Observation& o, Verdict* instead) const;
+  // `keys`: the tables' unique keys, which may order a LIMIT's rows.
+  std::optional<FollowUp> Applicable(const SqlShape& shape, const Observation& o, Verdict* instead,
+                                     const UniqueKeys* keys = nullptr) const;
+  Verdict CheckQuery(const Observation& o, const SqlShape& shape, double limit, const UniqueKeys* keys = nullptr);
+  // `left_rows`: plan.left's rows when they were fetched already.
+  Verdict CheckPlan(const Observation& o, const SqlShape& shape, const FollowUp& plan, const ResultSet* left_rows,
+                    double limit);
   bool FailsAlike(const Observation& o, const std::string& sql, const std::string& kind, double limit,
                   nlohmann::json* failure) const;
 
@@ -74,6 +99,11 @@ class TransformOracle : public RelationOracle {
   explicit TransformOracle(Kind kind) : kind_(kind) {}
   static const std::vector<std::pair<std::string, Kind>>& Names();  // "transform:view", ...
   std::string name() const override;
+  // The transforms of a run take turns: this one checks statement n when
+  // n % of == turn (Observation::number), so that each statement costs one
+  // transform's follow-ups and every transform stays exercised.
+  void set_turn(size_t turn, size_t of) { turn_ = turn, of_ = of; }
+  Verdict Check(const Observation& o) override;
 
  protected:
   std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const override;
@@ -81,6 +111,7 @@ class TransformOracle : public RelationOracle {
 
  private:
   Kind kind_;
+  size_t turn_ = 0, of_ = 1;
 };
 
 class TlpOracle : public RelationOracle {
@@ -90,6 +121,7 @@ class TlpOracle : public RelationOracle {
  protected:
   std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const override;
   std::string finding_kind() const override { return "tlp"; }
+  bool ComparesQueryRows() const override { return false; }
 };
 
 class NorecOracle : public RelationOracle {
@@ -99,6 +131,7 @@ class NorecOracle : public RelationOracle {
  protected:
   std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const override;
   std::string finding_kind() const override { return "norec"; }
+  bool ComparesQueryRows() const override { return false; }
 };
 
 }  // namespace gauntlet

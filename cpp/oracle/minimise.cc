@@ -169,12 +169,6 @@ std::vector<SqlSpan> Junctions(const SqlShape& s, const SqlSpan& where) {
 const std::set<std::string> kOperatorWords = {"AND", "OR", "XOR", "NOT", "WHERE", "ON", "HAVING", "WHEN",
                                               "THEN", "ELSE", "BETWEEN", "LIKE", "IS", "CASE", "DIV", "MOD"};
 
-std::string Upper(std::string_view w) {
-  std::string u(w);
-  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u;
-}
-
 // The text before a top-level AS in `arg`: CAST(x AS CHAR)'s operand is x.
 SqlSpan BeforeAs(const SqlShape& s, const SqlSpan& arg) {
   const auto [first, last] = s.TokenRange(arg);

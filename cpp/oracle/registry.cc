@@ -23,7 +23,7 @@ std::vector<std::pair<std::string, std::string>> KnownOracles() {
           {"transform:ignore_index", "the SELECT with USE INDEX () on its tables"},
           {"transform:optimizer_switch", "the SELECT with an optimizer_switch flag off"},
           {"transform:join_cache", "the SELECT with join_cache_level=0"},
-          {"transforms", "all transform:* oracles"},
+          {"transforms", "all transform:* oracles (the transforms of a run take turns: one per statement)"},
           {"timing", "a SELECT slower on a target than on the first, confirmed by repeats and a rank test"}};
 }
 
@@ -67,6 +67,11 @@ std::vector<std::shared_ptr<Oracle>> MakeOracles(const std::vector<std::string>&
       throw InvalidInput({"--oracle", 0, 0}, "unknown oracle '" + name + "'; known: " + known);
     }
   }
+  // The transforms take turns on the statements.
+  std::vector<TransformOracle*> transforms;
+  for (const auto& o : oracles)
+    if (auto* t = dynamic_cast<TransformOracle*>(o.get())) transforms.push_back(t);
+  for (size_t i = 0; i < transforms.size(); ++i) transforms[i]->set_turn(i, transforms.size());
   return oracles;
 }
 

@@ -267,6 +267,13 @@ bool Truncated(const ResultSet& a, const std::vector<size_t>& only_a, const Resu
   return true;
 }
 
+// How many of `rows` rows LIMIT/OFFSET leave: all without a limit.
+size_t LimitedCount(size_t rows, const CompareRules& rules) {
+  if (rules.limit < 0) return rows;
+  const size_t after = rows > static_cast<size_t>(rules.offset) ? rows - static_cast<size_t>(rules.offset) : 0;
+  return std::min(after, static_cast<size_t>(rules.limit));
+}
+
 }  // namespace
 
 const char* RelationName(Relation r) {
@@ -411,12 +418,19 @@ Comparison CompareResults(const ResultSet& a_in, const ResultSet& b_in, const Co
     only_b.swap(left_b);
   }
   switch (rules.relation) {
-    case Relation::kSuperset: c.holds = only_b.empty(); break;
+    case Relation::kSuperset:
+      c.holds = only_b.empty() && (rules.limit < 0 || b.rows.size() == LimitedCount(a.rows.size(), rules));
+      break;
     case Relation::kSubset: c.holds = only_a.empty(); break;
     default: c.holds = only_a.empty() && only_b.empty();
   }
   if (!c.holds) {
     c.diff = counts;
+    if (rules.limit >= 0) {
+      c.diff += " (LIMIT " + std::to_string(rules.limit) + " OFFSET " + std::to_string(rules.offset) + " of " + a_name +
+                ": " + std::to_string(LimitedCount(a.rows.size(), rules)) + ")";
+      c.evidence["limit"] = {{"limit", rules.limit}, {"offset", rules.offset}};
+    }
     if (!only_a.empty() && rules.relation != Relation::kSuperset) c.diff += "\n" + Listed(a_name, a, only_a);
     if (!only_b.empty() && rules.relation != Relation::kSubset) c.diff += "\n" + Listed(b_name, b, only_b);
     c.evidence["only_in"] = {{a_name, RowsJson(a, only_a)}, {b_name, RowsJson(b, only_b)}};

@@ -14,6 +14,7 @@
 #ifndef GAUNTLET_ORACLE_RESULT_COMPARE_H_
 #define GAUNTLET_ORACLE_RESULT_COMPARE_H_
 
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,9 @@ const char* RelationName(Relation r);
 struct CompareRules {
   Relation relation = Relation::kUnordered;
   bool fold_strings = false;
+  // kSuperset: the second has as many rows as LIMIT `limit` OFFSET `offset`
+  // leaves of the first (-1: any number).
+  int64_t limit = -1, offset = 0;
 };
 
 struct Comparison {

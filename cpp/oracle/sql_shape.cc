@@ -84,7 +84,19 @@ bool Eq(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
+// Words after which a FROM item has no alias.
+const std::set<std::string> kNotAlias = {
+    "ON", "USING", "JOIN", "LEFT", "RIGHT", "INNER", "CROSS", "NATURAL", "STRAIGHT_JOIN", "WHERE", "GROUP",
+    "HAVING", "ORDER", "LIMIT", "PARTITION", "USE", "IGNORE", "FORCE", "FOR", "WINDOW", "UNION", "EXCEPT",
+    "INTERSECT", "OUTER", "LOCK", "INTO", "PROCEDURE"};
+
 }  // namespace
+
+std::string Upper(std::string_view v) {
+  std::string u(v);
+  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
 
 SqlShape::SqlShape(std::string_view sql) : sql_(sql) {
   Sink sink{&tokens_, sql.data()};
@@ -190,7 +202,67 @@ void SqlShape::FindClauses() {
   }
   open->end = last < tokens_.size() ? tokens_[last].end : sql_.size();
   if (open->begin > open->end) open->end = open->begin;
-  simple_select_ = !set_operation_ && !into;
+  // After the parentheses around the SELECT: (SELECT ...) UNION (...), or an
+  // ORDER BY or LIMIT of its own.
+  bool more = false;
+  for (; i < tokens_.size(); ++i) {
+    set_operation_ |= Is(i, "UNION") || Is(i, "EXCEPT") || Is(i, "INTERSECT");
+    more |= text(tokens_[i]) != ")";
+  }
+  simple_select_ = !set_operation_ && !into && !more;
+}
+
+std::vector<TableRef> SqlShape::FromTables(size_t* others) const {
+  std::vector<TableRef> out;
+  if (others != nullptr) *others = 0;
+  if (!from.present()) return out;
+  const auto [first, last] = TokenRange(from);
+  if (first == last) return out;
+  const int level = tokens_[first].depth;
+  const auto not_alias = [&](size_t i) {
+    return tokens_[i].kind == SqlToken::kWord && kNotAlias.count(Upper(text(tokens_[i])));
+  };
+  bool expect_table = true;
+  for (size_t i = first; i < last; ++i) {
+    if (tokens_[i].depth != level) continue;
+    if (text(tokens_[i]) == "," || Is(i, "JOIN") || Is(i, "STRAIGHT_JOIN")) {
+      expect_table = true;
+      continue;
+    }
+    if (!expect_table) {
+      if (!out.empty() && (Is(i, "USE") || Is(i, "IGNORE") || Is(i, "FORCE"))) out.back().hinted = true;
+      continue;
+    }
+    expect_table = false;
+    if (!IsName(tokens_[i]) || not_alias(i)) {  // a derived table, a parenthesized join
+      if (others != nullptr) ++*others;
+      continue;
+    }
+    TableRef ref;
+    size_t end = i;
+    ref.table = Name(tokens_[i]);
+    if (end + 2 < last && text(tokens_[end + 1]) == "." && IsName(tokens_[end + 2])) {  // db.table
+      end += 2;
+      ref.table += "." + Name(tokens_[end]);
+    }
+    ref.qualifier = Name(tokens_[end]);
+    ref.written = std::string(text(SqlSpan{tokens_[i].begin, tokens_[end].end}));
+    if (end + 2 < last && Is(end + 1, "PARTITION") && text(tokens_[end + 2]) == "(") {
+      ref.partitions = true;
+      for (end += 3; end + 1 < last && !(tokens_[end].depth == level && text(tokens_[end]) == ")");) ++end;
+    }
+    if (end + 2 < last && Is(end + 1, "AS") && IsName(tokens_[end + 2])) {
+      end += 2;
+      ref.qualifier = Name(tokens_[end]);
+    } else if (end + 1 < last && IsName(tokens_[end + 1]) && !not_alias(end + 1)) {
+      end += 1;
+      ref.qualifier = Name(tokens_[end]);
+    }
+    ref.end = tokens_[end].end;
+    out.push_back(std::move(ref));
+    i = end;
+  }
+  return out;
 }
 
 std::pair<size_t, size_t> SqlShape::TokenRange(const SqlSpan& span) const {

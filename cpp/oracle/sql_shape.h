@@ -29,6 +29,21 @@ struct SqlSpan {
   bool present() const { return begin != std::string::npos; }
 };
 
+// `v` upper-cased (ASCII).
+std::string Upper(std::string_view v);
+// A word or a `quoted` name: what may name a table, column or alias.
+inline bool IsName(const SqlToken& t) { return t.kind == SqlToken::kWord || t.kind == SqlToken::kQuotedName; }
+
+// A base table of the top-level FROM, as written there.
+struct TableRef {
+  std::string table;      // as the server reads it: "t", or "db.t" (names unquoted)
+  std::string qualifier;  // what qualifies its columns: the alias, else the table's name
+  std::string written;    // its text: `db`.`t`
+  size_t end = 0;         // byte after the name or alias: where an index hint goes
+  bool hinted = false;    // an index hint follows (USE/IGNORE/FORCE INDEX)
+  bool partitions = false;  // PARTITION (...) selects some of its partitions
+};
+
 class SqlShape {
  public:
   explicit SqlShape(std::string_view sql);
@@ -65,6 +80,10 @@ class SqlShape {
   std::vector<std::string> Constructs() const;
   // The items of a comma-separated span at its own depth.
   std::vector<SqlSpan> Items(const SqlSpan& span) const;
+  // The base tables of the top-level FROM, in order. *others counts what
+  // else it reads there (derived tables, parenthesized joins), whose
+  // columns no table's schema describes.
+  std::vector<TableRef> FromTables(size_t* others = nullptr) const;
   // Token index range [first, last) of a span.
   std::pair<size_t, size_t> TokenRange(const SqlSpan& span) const;
 

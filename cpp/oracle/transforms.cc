@@ -23,20 +23,6 @@ std::string Bare(const SqlShape& s) {
   return std::string(s.text(SqlSpan{t[s.select_token].begin, t[last].end}));
 }
 
-bool IsName(const SqlToken& t) { return t.kind == SqlToken::kWord || t.kind == SqlToken::kQuotedName; }
-
-// Words after which a FROM item has no alias.
-const std::set<std::string> kNotAlias = {
-    "ON", "USING", "JOIN", "LEFT", "RIGHT", "INNER", "CROSS", "NATURAL", "STRAIGHT_JOIN", "WHERE", "GROUP",
-    "HAVING", "ORDER", "LIMIT", "PARTITION", "USE", "IGNORE", "FORCE", "FOR", "WINDOW", "UNION", "EXCEPT",
-    "INTERSECT", "OUTER", "LOCK", "INTO", "PROCEDURE"};
-
-std::string Upper(std::string_view v) {
-  std::string u(v);
-  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u;
-}
-
 // The text of the query's SELECT keyword and modifiers: "SELECT DISTINCT ".
 std::string Head(const SqlShape& s) {
   return std::string(s.text(SqlSpan{s.tokens()[s.select_token].begin, s.select_list.begin}));
@@ -91,58 +77,63 @@ std::string WithSetStatement(const SqlShape& s, const std::string& assignment) {
   return "SET STATEMENT " + assignment + " FOR " + Bare(s);
 }
 
+std::string ReplaceLimit(const SqlShape& s, const std::string& clause, int64_t* limit, int64_t* offset) {
+  *limit = -1;
+  *offset = 0;
+  if (!s.simple_select() || !s.limit.present()) return "";
+  const auto& t = s.tokens();
+  const auto [first, last] = s.TokenRange(s.limit);
+  if (first == 0 || first > last) return "";
+  const size_t keyword = first - 1;  // LIMIT, OFFSET or FETCH
+  const auto number = [&](size_t i, int64_t* out) {
+    if (i >= last || t[i].kind != SqlToken::kNumber || s.text(t[i]).find_first_not_of("0123456789") != std::string::npos ||
+        s.text(t[i]).size() > 18)
+      return false;
+    *out = std::stoll(std::string(s.text(t[i])));
+    return true;
+  };
+  int64_t n = 0, m = 0;
+  if (s.Is(keyword, "LIMIT") && number(first, &n)) {
+    if (last == first + 1) {
+      *limit = n;
+    } else if (last == first + 3 && s.text(t[first + 1]) == "," && number(first + 2, &m)) {
+      *limit = m, *offset = n;
+    } else if (last == first + 3 && s.Is(first + 1, "OFFSET") && number(first + 2, &m)) {
+      *limit = n, *offset = m;
+    }
+  }
+  const std::string bare = Bare(s);
+  const size_t base = t[s.select_token].begin;
+  const size_t cut = t[keyword].begin - base, end = t[last - 1].end - base;
+  std::string out = bare.substr(0, cut);
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (!clause.empty()) out += " " + clause;
+  return out + bare.substr(std::min(end, bare.size()));
+}
+
 std::string WithoutIndexes(const SqlShape& s, std::string* why) {
   if (!s.simple_select() || !s.from.present()) {
     *why = "not a plain SELECT with FROM";
     return "";
   }
-  const auto& t = s.tokens();
-  const auto [first, last] = s.TokenRange(s.from);
-  if (first == last) {
-    *why = "no FROM";
-    return "";
-  }
-  const int level = t[first].depth;
-  std::vector<size_t> insert_at;  // byte offsets
-  bool expect_table = true;
-  for (size_t i = first; i < last; ++i) {
-    if (t[i].depth != level) continue;
-    const std::string w = t[i].kind == SqlToken::kWord ? Upper(s.text(t[i])) : "";
-    if (s.text(t[i]) == "," || w == "JOIN" || w == "STRAIGHT_JOIN") {
-      expect_table = true;
-      continue;
-    }
-    if (!expect_table) {
-      if (w == "USE" || w == "IGNORE" || w == "FORCE") {
-        *why = "has index hints";
-        return "";
-      }
-      continue;
-    }
-    expect_table = false;
-    if (!IsName(t[i]) || (t[i].kind == SqlToken::kWord && kNotAlias.count(w))) continue;  // a derived table
-    size_t end = i;
-    if (end + 2 < last && s.text(t[end + 1]) == "." && IsName(t[end + 2])) end += 2;  // db.table
-    if (end + 1 < last && s.Is(end + 1, "PARTITION")) {
+  const std::vector<TableRef> tables = s.FromTables();
+  for (const TableRef& t : tables) {
+    if (t.partitions) {
       *why = "selects partitions";
       return "";
     }
-    if (end + 2 < last && s.Is(end + 1, "AS") && IsName(t[end + 2])) {
-      end += 2;
-    } else if (end + 1 < last && IsName(t[end + 1]) &&
-               !(t[end + 1].kind == SqlToken::kWord && kNotAlias.count(Upper(s.text(t[end + 1]))))) {
-      end += 1;
+    if (t.hinted) {
+      *why = "has index hints";
+      return "";
     }
-    insert_at.push_back(t[end].end);
-    i = end;
   }
-  if (insert_at.empty()) {
+  if (tables.empty()) {
     *why = "no base table in FROM";
     return "";
   }
   std::string out = Bare(s);
-  const size_t base = t[s.select_token].begin;
-  for (auto it = insert_at.rbegin(); it != insert_at.rend(); ++it) out.insert(*it - base, " USE INDEX ()");
+  const size_t base = s.tokens()[s.select_token].begin;
+  for (auto it = tables.rbegin(); it != tables.rend(); ++it) out.insert(it->end - base, " USE INDEX ()");
   return out;
 }
 

@@ -6,6 +6,7 @@
 #ifndef GAUNTLET_ORACLE_TRANSFORMS_H_
 #define GAUNTLET_ORACLE_TRANSFORMS_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,12 @@ std::string AsCte(const SqlShape& s);
 std::string WithoutIndexes(const SqlShape& s, std::string* why);
 // SET STATEMENT assignment FOR q (MariaDB's per-statement variables).
 std::string WithSetStatement(const SqlShape& s, const std::string& assignment);
+
+// The query with `clause` ("" or "LIMIT 10001") instead of its top-level
+// LIMIT (an OFFSET/FETCH too), which picks some of its rows; "" when it has
+// none. *limit and *offset: its numbers when it is LIMIT n, LIMIT m, n or
+// LIMIT n OFFSET m, else -1 and 0.
+std::string ReplaceLimit(const SqlShape& s, const std::string& clause, int64_t* limit, int64_t* offset);
 
 // Ternary logic partitioning: `unfiltered` must equal `partitioned` (WHERE p,
 // WHERE NOT p and WHERE p IS NULL put together) as multisets; for a single

@@ -71,12 +71,6 @@ const std::vector<VolatileValue>& VolatileValues() {
 
 namespace {
 
-std::string Upper(std::string_view s) {
-  std::string u(s);
-  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u;
-}
-
 // The entries by their first word, for one look-up a token.
 const std::unordered_multimap<std::string, const VolatileValue*>& ByFirstWord() {
   static const auto* index = [] {

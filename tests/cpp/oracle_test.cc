@@ -159,6 +159,40 @@ TEST(Determinism, ReadsAndWrites) {
   EXPECT_FALSE(PicksAmongEquals(SqlShape("SELECT a FROM t WHERE b = 'x'")));
 }
 
+TEST(Determinism, AnOrderByUniqueKeysOfEveryTableIsTotal) {
+  // t and u keyed by PK; v by (a, b); w has none.
+  const UniqueKeys keys = [](const TableRef& t) -> std::vector<std::vector<std::string>> {
+    if (t.table == "t" || t.table == "db.u") return {{"PK"}};
+    if (t.table == "v") return {{"A", "B"}};
+    return {};
+  };
+  const auto ordered = [&](const char* sql) { return OrderedByUniqueKeys(SqlShape(sql), keys); };
+  EXPECT_TRUE(ordered("SELECT pk, c / 3 FROM t ORDER BY pk LIMIT 20"));
+  EXPECT_TRUE(ordered("SELECT c FROM t AS x ORDER BY c DESC, x.`pk` LIMIT 2"));
+  EXPECT_TRUE(ordered("SELECT T1.c FROM t AS T1 LEFT JOIN db.u T2 ON T1.c = T2.c ORDER BY T2.pk, T1.pk LIMIT 5"));
+  EXPECT_TRUE(ordered("SELECT c FROM v ORDER BY b, a LIMIT 1"));
+  EXPECT_FALSE(ordered("SELECT c FROM v ORDER BY a LIMIT 1"));                         // half the key
+  EXPECT_FALSE(ordered("SELECT T1.c FROM t AS T1 JOIN db.u T2 ON 1 ORDER BY T1.pk LIMIT 5"));  // u unsorted
+  EXPECT_FALSE(ordered("SELECT T1.c FROM t AS T1 JOIN t AS T2 ON 1 ORDER BY pk, T1.pk LIMIT 5"));  // pk: which?
+  EXPECT_FALSE(ordered("SELECT c FROM w ORDER BY pk LIMIT 1"));
+  EXPECT_FALSE(ordered("SELECT c AS pk FROM t ORDER BY pk LIMIT 1"));  // the alias, not the column
+  EXPECT_FALSE(ordered("SELECT DISTINCT c FROM t ORDER BY pk LIMIT 1"));
+  EXPECT_FALSE(ordered("SELECT c, COUNT(*) FROM t GROUP BY c ORDER BY pk LIMIT 1"));
+  EXPECT_FALSE(ordered("SELECT MAX(c) FROM t ORDER BY pk LIMIT 1"));
+  EXPECT_FALSE(ordered("SELECT d.c FROM (SELECT * FROM t) AS d ORDER BY d.pk LIMIT 1"));
+  EXPECT_EQ(Nondeterminism(SqlShape("SELECT c FROM t ORDER BY pk LIMIT 2 OFFSET 1")), "LIMIT without a total ORDER BY");
+  EXPECT_EQ(Nondeterminism(SqlShape("SELECT c FROM t ORDER BY pk LIMIT 2 OFFSET 1"), &keys), "");
+  EXPECT_EQ(Nondeterminism(SqlShape("SELECT c FROM t WHERE c IN (SELECT c FROM t ORDER BY pk LIMIT 2)"), &keys),
+            "LIMIT without a total ORDER BY");  // in a subquery: not looked at
+  const auto tables = SqlShape("SELECT 1 FROM `d`.`a b` x, c PARTITION (p0) AS y JOIN (SELECT 1) z").FromTables();
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].table, "d.a b");
+  EXPECT_EQ(tables[0].qualifier, "x");
+  EXPECT_EQ(tables[0].written, "`d`.`a b`");
+  EXPECT_TRUE(tables[1].partitions);
+  EXPECT_EQ(tables[1].qualifier, "y");
+}
+
 TEST(Transforms, EquivalentForms) {
   const SqlShape s("( SELECT T1.a, b FROM t1 AS T1 JOIN `db`.`t2` ON (T1.a = t2.a), t3 x WHERE T1.a > 1 ORDER BY 1 )");
   EXPECT_EQ(AsDerivedTable(s),
@@ -172,6 +206,20 @@ TEST(Transforms, EquivalentForms) {
   EXPECT_EQ(why, "has index hints");
   EXPECT_EQ(WithoutIndexes(SqlShape("SELECT a FROM (SELECT 1 AS a) AS d"), &why), "");
   EXPECT_EQ(SqlString("it's a \\ b"), "'it''s a \\\\ b'");
+  int64_t limit = 0, offset = 0;
+  EXPECT_EQ(ReplaceLimit(SqlShape("(SELECT a FROM t ORDER BY a LIMIT 3, 5 FOR UPDATE)"), "", &limit, &offset),
+            "SELECT a FROM t ORDER BY a FOR UPDATE");
+  EXPECT_EQ(limit, 5);
+  EXPECT_EQ(offset, 3);
+  EXPECT_EQ(ReplaceLimit(SqlShape("SELECT a FROM t LIMIT 2 OFFSET 7"), "", &limit, &offset), "SELECT a FROM t");
+  EXPECT_EQ(limit, 2);
+  EXPECT_EQ(offset, 7);
+  EXPECT_EQ(ReplaceLimit(SqlShape("SELECT a FROM t LIMIT 2 FOR UPDATE"), "LIMIT 9", &limit, &offset),
+            "SELECT a FROM t LIMIT 9 FOR UPDATE");
+  EXPECT_EQ(ReplaceLimit(SqlShape("SELECT a FROM t LIMIT 2 ROWS EXAMINED 9"), "", &limit, &offset), "SELECT a FROM t");
+  EXPECT_EQ(limit, -1);  // may stop early: as many rows as it likes
+  EXPECT_EQ(ReplaceLimit(SqlShape("SELECT a FROM t WHERE a IN (SELECT a FROM u LIMIT 1)"), "", &limit, &offset), "");
+  EXPECT_EQ(ReplaceLimit(SqlShape("(SELECT a FROM t LIMIT 1) UNION (SELECT 2)"), "", &limit, &offset), "");
   EXPECT_EQ(WithSetStatement(s, "join_cache_level=0").substr(0, 48), "SET STATEMENT join_cache_level=0 FOR SELECT T1.a");
 }
 
@@ -273,6 +321,21 @@ TEST(ResultCompare, MultisetsOrderAndTolerance) {
   EXPECT_FALSE(CompareResults(Rows({"VARCHAR"}, {{"a "}}), Rows({"VARCHAR"}, {{"A"}}), {}, "a", "b").holds);
   EXPECT_TRUE(CompareResults(Rows({"VARCHAR"}, {{"a "}}), Rows({"VARCHAR"}, {{"A"}}), {Relation::kUnordered, true},
                              "a", "b").holds);
+}
+
+TEST(ResultCompare, ALimitsRowsAreAmongTheRowsAndAsMany) {
+  ResultSet all, some;
+  all.columns = some.columns = {ResultColumn{"a", "INT"}};
+  for (const char* v : {"1", "2", "2", "3"}) all.rows.push_back({std::string(v)});
+  some.rows = {{std::string("2")}, {std::string("2")}};
+  EXPECT_TRUE(CompareResults(all, some, {Relation::kSuperset, false, 2, 1}, "all", "limited").holds);
+  EXPECT_TRUE(CompareResults(all, some, {Relation::kSuperset, false, -1, 0}, "all", "limited").holds);
+  const Comparison c = CompareResults(all, some, {Relation::kSuperset, false, 3, 0}, "all", "limited");
+  EXPECT_FALSE(c.holds);
+  EXPECT_NE(c.diff.find("(LIMIT 3 OFFSET 0 of all: 3)"), std::string::npos) << c.diff;
+  EXPECT_TRUE(CompareResults(all, ResultSet{all.columns, {}}, {Relation::kSuperset, false, 2, 4}, "all", "l").holds);
+  some.rows.push_back({std::string("2")});  // a third 2: not among them
+  EXPECT_FALSE(CompareResults(all, some, {Relation::kSuperset, false, 3, 0}, "all", "limited").holds);
 }
 
 TEST(ResultCompare, OrderedRowsTiedUnderTheCollationComeInAnyOrder) {

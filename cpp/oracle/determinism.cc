@@ -168,6 +168,8 @@ std::string GroupingReason(const SqlShape& s) {
 
 }  // namespace
 
+std::string ItemAlias(const SqlShape& s, const SqlSpan& item) { return Alias(s, item); }
+
 bool TotallyOrdered(const SqlShape& s) {
   if (!s.simple_select() || !s.order_by.present()) return false;
   std::set<std::string> keys;

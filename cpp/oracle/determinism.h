@@ -47,6 +47,10 @@ bool OrderedByUniqueKeys(const SqlShape& s, const UniqueKeys& keys);
 // columns: a string key may sort by a prefix (max_sort_length) and tie.
 UniqueKeys SessionKeys(Session& session, size_t t, double limit);
 
+// A select item's alias ("expr AS x", "expr x"), upper-cased and unquoted,
+// or "".
+std::string ItemAlias(const SqlShape& s, const SqlSpan& item);
+
 // GROUP BY, DISTINCT, set operations or MIN/MAX: where the server may return
 // any one of values that a case-insensitive collation calls equal.
 bool PicksAmongEquals(const SqlShape& s);

@@ -79,22 +79,37 @@ std::optional<FollowUp> RelationOracle::Applicable(const SqlShape& shape, const 
                                                    const UniqueKeys* keys) const {
   *instead = Verdict::NotApplicable();
   if (!ReturnsQueryRows(shape)) return std::nullopt;
+  std::optional<FollowUp> plan;
+  // TLP and NoREC check plain SELECTs only: a UNION is none of their business, whatever it reads.
+  if (!ComparesQueryRows() && !(plan = Plan(shape, o, instead))) return std::nullopt;
   if (std::string why = Nondeterminism(shape, keys); !why.empty()) {
     *instead = Verdict::Skipped(why);
     return std::nullopt;
   }
   if (!ReadOnly(shape)) return std::nullopt;
-  return Plan(shape, o, instead);
+  return plan ? plan : Plan(shape, o, instead);
 }
 
 Verdict RelationOracle::Check(const Observation& o) {
+  if (turns_ != nullptr && !turns_->Mine(o.thread, o.number, position_)) return Verdict::NotApplicable();
+  Verdict v = CheckStatement(o);
+  if (turns_ != nullptr && v.kind == Verdict::kNotApplicable) turns_->Declined(o.thread, o.number, position_);
+  return v;
+}
+
+Verdict RelationOracle::CheckStatement(const Observation& o) {
   if (!o.outcomes[0].ok() || o.results.empty()) return Verdict::NotApplicable();
   const SqlShape shape(o.sql);
   if (!ReturnsQueryRows(shape)) return Verdict::NotApplicable();
   const double limit = FollowUpLimit(o.outcomes[0].nanos);
   int64_t n = -1, offset = 0;
   const std::string core = ReplaceLimit(shape, "", &n, &offset);
-  if (core.empty()) return CheckQuery(o, shape, limit);
+  if (core.empty()) {
+    // A UNION of LIMITs: its rows among those of the UNION without them.
+    const std::string unlimited = ComparesQueryRows() ? WithoutPartLimits(shape) : "";
+    if (unlimited.empty()) return CheckQuery(o, shape, limit);
+    return CheckUnlimited(o, shape, unlimited, unlimited + " LIMIT " + std::to_string(kRowCap + 1), -1, 0, limit);
+  }
   const SqlShape core_shape(core);
   if (std::string why = Nondeterminism(core_shape); !why.empty()) return Verdict::Skipped(why);
   if (!ReadOnly(shape)) return Verdict::NotApplicable();
@@ -104,11 +119,19 @@ Verdict RelationOracle::Check(const Observation& o) {
   }
   const UniqueKeys keys = SessionKeys(o.session, 0, limit);
   if (Nondeterminism(shape, &keys).empty()) return CheckQuery(o, shape, limit, &keys);  // ordered by keys
+  return CheckUnlimited(o, shape, core, ReplaceLimit(shape, "LIMIT " + std::to_string(kRowCap + 1), &n, &offset), n,
+                        offset, limit);
+}
+
+Verdict RelationOracle::CheckUnlimited(const Observation& o, const SqlShape& shape, const std::string& core,
+                                       const std::string& capped, int64_t n, int64_t offset, double limit) {
+  const SqlShape core_shape(core);
+  if (std::string why = Nondeterminism(core_shape); !why.empty()) return Verdict::Skipped(why);
+  if (!ReadOnly(shape)) return Verdict::NotApplicable();
   // The LIMIT's rows among the query's rows without it; then the query without it.
   std::vector<Outcome> outcomes(1);
   std::vector<ResultSet> results(1);
-  outcomes[0] = o.session.Execute(0, ReplaceLimit(shape, "LIMIT " + std::to_string(kRowCap + 1), &n, &offset),
-                                  &results[0], limit);
+  outcomes[0] = o.session.Execute(0, capped, &results[0], limit);
   if (!outcomes[0].ok())
     return Verdict::Skipped(Environmental(outcomes[0]) ? "deadlock, timeout (or too slow) or resource error"
                                                        : Refusal(outcomes[0]));
@@ -311,6 +334,15 @@ bool ViewContext(const Observation& o, std::vector<std::string>* out) {
   return true;
 }
 
+// The number of the query's columns when two of them share a name (which a
+// view or CTE then names anew), else 0.
+size_t SharedNames(const Observation& o) {
+  std::set<std::string> names;
+  for (const ResultColumn& c : o.results[0].columns)
+    if (!names.insert(Upper(c.name)).second) return o.results[0].columns.size();
+  return 0;
+}
+
 // The relation of a follow-up to the query: the same rows in the same order
 // when its ORDER BY decides every row's place. A value longer than
 // max_sort_length is sorted by its first max_sort_length bytes only, so rows
@@ -330,11 +362,6 @@ Relation OrderKept(const SqlShape& s, const Observation& o) {
   return longest > std::stoull(*r.rows[0][0]) ? Relation::kUnordered : Relation::kExact;
 }
 }  // namespace
-
-Verdict TransformOracle::Check(const Observation& o) {
-  if (o.number % of_ != turn_) return Verdict::NotApplicable();
-  return RelationOracle::Check(o);
-}
 
 std::string TransformOracle::name() const {
   for (const auto& [n, k] : Names())
@@ -367,7 +394,7 @@ std::optional<FollowUp> TransformOracle::Plan(const SqlShape& s, const Observati
         return std::nullopt;
       }
       f.side_setup.push_back("CREATE OR REPLACE ALGORITHM=" + std::string(kind_ == kView ? "MERGE" : "TEMPTABLE") +
-                             " VIEW " + view + " AS " + std::string(o.sql));
+                             " VIEW " + view + ColumnList(SharedNames(o)) + " AS " + std::string(o.sql));
       f.right = {"SELECT * FROM " + view};
       f.side_cleanup = {"DROP VIEW IF EXISTS " + view};
       break;
@@ -377,7 +404,7 @@ std::optional<FollowUp> TransformOracle::Plan(const SqlShape& s, const Observati
       break;
     case kCte:
       f.what = "the query as a common table expression";
-      f.right = {AsCte(s)};
+      f.right = {AsCte(s, SharedNames(o))};
       break;
     case kPrepared:
       f.what = "the query prepared and executed twice";
@@ -426,10 +453,15 @@ std::optional<FollowUp> TlpOracle::Plan(const SqlShape& s, const Observation&, V
   const std::string clause = q.variant.rfind("having", 0) == 0 ? "HAVING" : q.variant.rfind("on ", 0) == 0 ? "ON" : "WHERE";
   f.what = clause + " p, " + clause + " NOT p and " + clause + " p IS NULL together (" + q.variant + ") against no " +
            clause;
-  const std::string cap = " LIMIT " + std::to_string(kRowCap + 1);
+  // Rows without WHERE may be many more than the query's (a cross join):
+  // they stop past kRowCap. Groups and aggregates, which the server computes
+  // whole anyway, keep their form (a LIMIT would change their plan).
+  const bool rows = q.variant.find("rows") != std::string::npos || q.variant.find("distinct") != std::string::npos;
+  const std::string cap = rows && q.variant.find("having") == std::string::npos
+                              ? " LIMIT " + std::to_string(kRowCap + 1) : "";
   f.left = q.unfiltered + cap;
   f.right = {q.partitioned + cap};
-  f.row_cap = kRowCap;
+  f.row_cap = cap.empty() ? 0 : kRowCap;
   f.rules = {Relation::kUnordered, PicksAmongEquals(s)};
   return f;
 }

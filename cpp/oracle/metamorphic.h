@@ -13,11 +13,13 @@
 #ifndef GAUNTLET_ORACLE_METAMORPHIC_H_
 #define GAUNTLET_ORACLE_METAMORPHIC_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "exec/oracle.h"
+#include "oracle/check_turns.h"
 #include "oracle/determinism.h"
 #include "oracle/minimise.h"
 #include "oracle/result_compare.h"
@@ -64,6 +66,13 @@ class RelationOracle : public Oracle {
   bool WantsRows(std::string_view sql) const override;
   Verdict Check(const Observation& o) override;
   void set_minimise_budget(const MinimiseBudget& b) { budget_ = b; }
+  // Share the statements with the run's other relation oracles (check_turns.h);
+  // `position`: this one's among them.
+  void set_turns(std::shared_ptr<CheckTurns> turns, size_t position) {
+    turns_ = std::move(turns);
+    position_ = position;
+  }
+  virtual std::string family() const = 0;  // "tlp", "norec", "transforms"
 
  protected:
   // The follow-ups for this query, or nullopt with the verdict (not
@@ -79,6 +88,11 @@ class RelationOracle : public Oracle {
   // `keys`: the tables' unique keys, which may order a LIMIT's rows.
   std::optional<FollowUp> Applicable(const SqlShape& shape, const Observation& o, Verdict* instead,
                                      const UniqueKeys* keys = nullptr) const;
+  Verdict CheckStatement(const Observation& o);
+  // `core`: the query without its LIMIT(s), `capped` the same stopping past
+  // kRowCap rows; `n`, `offset`: the LIMIT's (-1: any number of rows).
+  Verdict CheckUnlimited(const Observation& o, const SqlShape& shape, const std::string& core,
+                         const std::string& capped, int64_t n, int64_t offset, double limit);
   Verdict CheckQuery(const Observation& o, const SqlShape& shape, double limit, const UniqueKeys* keys = nullptr);
   // `left_rows`: plan.left's rows when they were fetched already.
   Verdict CheckPlan(const Observation& o, const SqlShape& shape, const FollowUp& plan, const ResultSet* left_rows,
@@ -88,6 +102,8 @@ class RelationOracle : public Oracle {
 
   MinimiseBudget budget_{200, 5};
   FirstSignatures minimised_;
+  std::shared_ptr<CheckTurns> turns_;  // none: every statement
+  size_t position_ = 0;
 };
 
 // The query rewritten: as a view (MERGE or TEMPTABLE), a derived table, a
@@ -99,11 +115,7 @@ class TransformOracle : public RelationOracle {
   explicit TransformOracle(Kind kind) : kind_(kind) {}
   static const std::vector<std::pair<std::string, Kind>>& Names();  // "transform:view", ...
   std::string name() const override;
-  // The transforms of a run take turns: this one checks statement n when
-  // n % of == turn (Observation::number), so that each statement costs one
-  // transform's follow-ups and every transform stays exercised.
-  void set_turn(size_t turn, size_t of) { turn_ = turn, of_ = of; }
-  Verdict Check(const Observation& o) override;
+  std::string family() const override { return "transforms"; }
 
  protected:
   std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const override;
@@ -111,12 +123,12 @@ class TransformOracle : public RelationOracle {
 
  private:
   Kind kind_;
-  size_t turn_ = 0, of_ = 1;
 };
 
 class TlpOracle : public RelationOracle {
  public:
   std::string name() const override { return "tlp"; }
+  std::string family() const override { return "tlp"; }
 
  protected:
   std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const override;
@@ -127,6 +139,7 @@ class TlpOracle : public RelationOracle {
 class NorecOracle : public RelationOracle {
  public:
   std::string name() const override { return "norec"; }
+  std::string family() const override { return "norec"; }
 
  protected:
   std::optional<FollowUp> Plan(const SqlShape& s, const Observation& o, Verdict* instead) const override;

@@ -1,5 +1,7 @@
 #include "oracle/registry.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "oracle/differential.h"
 #include "oracle/error_log.h"
@@ -23,7 +25,7 @@ std::vector<std::pair<std::string, std::string>> KnownOracles() {
           {"transform:ignore_index", "the SELECT with USE INDEX () on its tables"},
           {"transform:optimizer_switch", "the SELECT with an optimizer_switch flag off"},
           {"transform:join_cache", "the SELECT with join_cache_level=0"},
-          {"transforms", "all transform:* oracles (the transforms of a run take turns: one per statement)"},
+          {"transforms", "all transform:* oracles"},
           {"timing", "a SELECT slower on a target than on the first, confirmed by repeats and a rank test"}};
 }
 
@@ -67,11 +69,23 @@ std::vector<std::shared_ptr<Oracle>> MakeOracles(const std::vector<std::string>&
       throw InvalidInput({"--oracle", 0, 0}, "unknown oracle '" + name + "'; known: " + known);
     }
   }
-  // The transforms take turns on the statements.
-  std::vector<TransformOracle*> transforms;
-  for (const auto& o : oracles)
-    if (auto* t = dynamic_cast<TransformOracle*>(o.get())) transforms.push_back(t);
-  for (size_t i = 0; i < transforms.size(); ++i) transforms[i]->set_turn(i, transforms.size());
+  // The relation oracles share out the statements, family by family.
+  std::vector<RelationOracle*> relations;
+  std::vector<std::string> family_names;
+  std::vector<std::vector<size_t>> families;
+  for (const auto& o : oracles) {
+    auto* r = dynamic_cast<RelationOracle*>(o.get());
+    if (r == nullptr) continue;
+    const size_t f = std::find(family_names.begin(), family_names.end(), r->family()) - family_names.begin();
+    if (f == family_names.size()) {
+      family_names.push_back(r->family());
+      families.emplace_back();
+    }
+    families[f].push_back(relations.size());
+    relations.push_back(r);
+  }
+  auto turns = std::make_shared<CheckTurns>(families);
+  for (size_t i = 0; i < relations.size(); ++i) relations[i]->set_turns(turns, i);
   return oracles;
 }
 

@@ -1,7 +1,10 @@
 #include "oracle/transforms.h"
 
+#include "oracle/determinism.h"
+
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
 #include <set>
 #include <vector>
@@ -12,7 +15,7 @@ namespace {
 // The query as it is, without the parentheses it may stand in.
 std::string Bare(const SqlShape& s) {
   const auto& t = s.tokens();
-  if (s.select_token == std::string::npos || s.select_token == 0) {
+  if (s.select_token == std::string::npos || s.select_token == 0 || !s.simple_select()) {  // (SELECT ...) UNION ...
     std::string_view all = s.text(SqlSpan{t.empty() ? 0 : t.front().begin, t.empty() ? 0 : t.back().end});
     return std::string(all);
   }
@@ -28,12 +31,12 @@ std::string Head(const SqlShape& s) {
   return std::string(s.text(SqlSpan{s.tokens()[s.select_token].begin, s.select_list.begin}));
 }
 
-bool HasTopLevelAggregate(const SqlShape& s) {
+// An aggregate call among tokens [f, l), outside subqueries.
+bool HasTopLevelAggregate(const SqlShape& s, size_t f, size_t l) {
   static const std::set<std::string> kAggregates = {"COUNT", "SUM", "MIN", "MAX", "AVG", "GROUP_CONCAT",
                                                      "BIT_AND", "BIT_OR", "BIT_XOR", "STD", "STDDEV",
                                                      "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP",
                                                      "VAR_SAMP", "JSON_ARRAYAGG", "JSON_OBJECTAGG"};
-  const auto [f, l] = s.TokenRange(s.select_list);
   for (size_t i = f; i < l; ++i) {
     if (s.text(s.tokens()[i]) == "(" && s.Is(i + 1, "SELECT")) {
       const int d = s.tokens()[i].depth;
@@ -71,7 +74,15 @@ std::string SqlString(std::string_view text) {
 
 std::string AsDerivedTable(const SqlShape& s) { return "SELECT * FROM ( " + Bare(s) + " ) AS gauntlet_d"; }
 
-std::string AsCte(const SqlShape& s) { return "WITH gauntlet_c AS ( " + Bare(s) + " ) SELECT * FROM gauntlet_c"; }
+std::string ColumnList(size_t n) {
+  std::string out;
+  for (size_t i = 1; i <= n; ++i) out += (i == 1 ? " (gauntlet_" : ", gauntlet_") + std::to_string(i);
+  return n == 0 ? out : out + ")";
+}
+
+std::string AsCte(const SqlShape& s, size_t column_names) {
+  return "WITH gauntlet_c" + ColumnList(column_names) + " AS ( " + Bare(s) + " ) SELECT * FROM gauntlet_c";
+}
 
 std::string WithSetStatement(const SqlShape& s, const std::string& assignment) {
   return "SET STATEMENT " + assignment + " FOR " + Bare(s);
@@ -111,7 +122,59 @@ std::string ReplaceLimit(const SqlShape& s, const std::string& clause, int64_t* 
   return out + bare.substr(std::min(end, bare.size()));
 }
 
+std::string WithoutPartLimits(const SqlShape& s) {
+  if (!s.set_operation()) return "";
+  const auto& t = s.tokens();
+  std::vector<std::pair<size_t, size_t>> cuts;  // byte ranges: " LIMIT ..." up to the part's ')'
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].depth == 0 && (s.Is(i, "EXCEPT") || s.Is(i, "MINUS") || s.Is(i, "LIMIT") || s.Is(i, "ORDER"))) return "";
+    if (t[i].depth != 1 || !s.Is(i, "LIMIT")) continue;
+    size_t close = i + 1;
+    while (close < t.size() && !(t[close].depth == 0 && s.text(t[close]) == ")")) ++close;
+    const size_t args = close - i - 1;  // n | m , n | n OFFSET m
+    const bool plain = (args == 1 || (args == 3 && (s.text(t[i + 2]) == "," || s.Is(i + 2, "OFFSET")))) &&
+                       t[i + 1].kind == SqlToken::kNumber && t[i + args].kind == SqlToken::kNumber;
+    if (close == t.size() || !plain) return "";
+    cuts.emplace_back(t[i - 1].end, t[close - 1].end);
+  }
+  if (cuts.empty()) return "";
+  std::string out(s.text(SqlSpan{t.front().begin, t.back().end}));
+  for (auto it = cuts.rbegin(); it != cuts.rend(); ++it)
+    out.erase(it->first - t.front().begin, it->second - it->first);
+  return out;
+}
+
+namespace {
+
+// Each parenthesized SELECT of a UNION, INTERSECT or EXCEPT without indexes.
+std::string PartsWithoutIndexes(const SqlShape& s, std::string* why) {
+  const auto& t = s.tokens();
+  std::string out;
+  size_t copied = t.front().begin;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].depth != 0) continue;
+    if (s.Is(i, "SELECT")) {
+      *why = "a set operation of SELECTs without parentheses";
+      return "";
+    }
+    if (s.text(t[i]) != "(" || !s.Is(i + 1, "SELECT")) continue;
+    size_t close = i + 1;
+    while (close < t.size() && !(t[close].depth == 0 && s.text(t[close]) == ")")) ++close;
+    if (close == t.size()) return "";
+    const std::string part(s.text(SqlSpan{t[i + 1].begin, t[close - 1].end}));
+    const std::string changed = WithoutIndexes(SqlShape(part), why);
+    if (changed.empty()) return "";
+    out += std::string(s.text(SqlSpan{copied, t[i + 1].begin})) + changed;
+    copied = t[close - 1].end;
+    i = close;
+  }
+  return out + std::string(s.text(SqlSpan{copied, t.back().end}));
+}
+
+}  // namespace
+
 std::string WithoutIndexes(const SqlShape& s, std::string* why) {
+  if (s.set_operation() && !s.tokens().empty()) return PartsWithoutIndexes(s, why);
   if (!s.simple_select() || !s.from.present()) {
     *why = "not a plain SELECT with FROM";
     return "";
@@ -201,6 +264,73 @@ std::optional<OnPredicate> InnerJoinOn(const SqlShape& s) {
 
 }  // namespace
 
+// A grouped query's partitions merged again: `inner` is its select list
+// with a name for each item (and each GROUP BY expression that is no item's
+// alias or position), `outer` each item of the merged groups (MIN of MINs,
+// SUM of SUMs and COUNTs; an item grouped by, which is one value per group
+// but for a collation's equals), `keys` what the merged groups group by.
+struct GroupedParts {
+  std::string inner, outer, keys;
+};
+
+std::string Quoted(const std::string& name) {
+  std::string out = "`";
+  for (const char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
+  return out + "`";
+}
+
+bool Regrouped(const SqlShape& s, GroupedParts* out, std::string* why) {
+  if (s.distinct() || Upper(s.text(s.group_by)).find("ROLLUP") != std::string::npos) {
+    *why = "GROUP BY with DISTINCT or ROLLUP";
+    return false;
+  }
+  const auto& t = s.tokens();
+  const auto items = s.Items(s.select_list);
+  std::vector<std::string> names;
+  std::map<std::string, std::string> by_alias;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string alias = ItemAlias(s, items[i]);
+    auto [f, l] = s.TokenRange(items[i]);
+    if (!alias.empty()) l -= s.Is(l - 2, "AS") ? 2 : 1;
+    const std::string name = alias.empty() ? "gauntlet_" + std::to_string(i) : Quoted(alias);
+    names.push_back(name);
+    if (!alias.empty()) by_alias[alias] = name;
+    out->inner += (i ? ", " : "") + std::string(s.text(items[i])) + (alias.empty() ? " AS " + name : "");
+    const std::string call = f < l ? Upper(s.text(t[f])) : "";
+    const bool one_call = s.IsCall(f) && s.text(t[l - 1]) == ")" && t[l - 1].depth == t[f].depth;
+    const bool partitionable = call == "MIN" || call == "MAX" || call == "SUM" || call == "COUNT";
+    if (one_call && partitionable) {
+      if (s.Is(f + 2, "DISTINCT") && (call == "SUM" || call == "COUNT")) {
+        *why = "SUM or COUNT of DISTINCT values";
+        return false;
+      }
+      out->outer += (i ? ", " : "") + std::string(call == "COUNT" ? "SUM" : call) + "(" + name + ")";
+    } else if (HasTopLevelAggregate(s, f, l)) {
+      *why = "aggregates other than MIN, MAX, SUM or COUNT";
+      return false;
+    } else {
+      out->outer += (i ? ", " : "") + std::string("MIN(") + name + ")";
+    }
+  }
+  const auto groups = s.Items(s.group_by);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto [f, l] = s.TokenRange(groups[g]);
+    std::string key;
+    if (l == f + 1 && t[f].kind == SqlToken::kNumber) {
+      const size_t n = std::stoul(std::string(s.text(t[f])));
+      if (n >= 1 && n <= names.size()) key = names[n - 1];
+    } else if (l == f + 1 && IsName(t[f]) && by_alias.count(Upper(s.Name(t[f])))) {
+      key = by_alias[Upper(s.Name(t[f]))];
+    }
+    if (key.empty()) {
+      key = "gauntlet_g" + std::to_string(g);
+      out->inner += ", " + std::string(s.text(groups[g])) + " AS " + key;
+    }
+    out->keys += (g ? ", " : "") + key;
+  }
+  return true;
+}
+
 bool Tlp(const SqlShape& s, TlpQueries* out, std::string* why) {
   if (s.simple_select() && !s.window.present() && !s.limit.present() && s.having.present())
     return TlpHaving(s, out, why);
@@ -208,8 +338,8 @@ bool Tlp(const SqlShape& s, TlpQueries* out, std::string* why) {
   std::optional<OnPredicate> on;
   if (s.simple_select() && !s.where.present()) on = InnerJoinOn(s);
   if (!on && !Filtered(s, why)) return false;
-  if (s.group_by.present() || s.window.present() || s.limit.present()) {
-    *why = "GROUP BY without HAVING, WINDOW or LIMIT";
+  if (s.window.present() || s.limit.present()) {
+    *why = "WINDOW or LIMIT";
     return false;
   }
   const std::string list(s.text(s.select_list)), from(s.text(s.from));
@@ -221,9 +351,20 @@ bool Tlp(const SqlShape& s, TlpQueries* out, std::string* why) {
   };
   const auto wheres = Partitions(on ? on->predicate : s.text(s.where));
   const std::string where = on ? "on " : "";
-  if (HasTopLevelAggregate(s)) {
+  if (s.group_by.present()) {
+    const std::string group_by = " GROUP BY " + std::string(s.text(s.group_by));
+    GroupedParts grouped;
+    if (!Regrouped(s, &grouped, why)) return false;
+    out->unfiltered = part(head + list, "") + group_by;
+    out->partitioned = "SELECT " + grouped.outer + " FROM ( " + part(head + grouped.inner, wheres[0]) + group_by +
+                       " UNION ALL " + part(head + grouped.inner, wheres[1]) + group_by + " UNION ALL " +
+                       part(head + grouped.inner, wheres[2]) + group_by + " ) AS gauntlet_tlp GROUP BY " +
+                       grouped.keys;
+    out->variant = where + "group by";
+    return true;
+  }
+  if (const auto [f, l] = s.TokenRange(s.select_list); HasTopLevelAggregate(s, f, l)) {
     const auto items = s.Items(s.select_list);
-    const auto [f, l] = s.TokenRange(s.select_list);
     const std::string agg = Upper(s.text(s.tokens()[f]));
     const bool one_call = items.size() == 1 && s.IsCall(f) && s.text(s.tokens()[l - 1]) == ")" &&
                           s.tokens()[l - 1].depth == s.tokens()[f].depth;

@@ -19,8 +19,12 @@ std::string SqlString(std::string_view text);
 
 // SELECT * FROM (q) AS gauntlet_d
 std::string AsDerivedTable(const SqlShape& s);
-// WITH gauntlet_c AS (q) SELECT * FROM gauntlet_c
-std::string AsCte(const SqlShape& s);
+// WITH gauntlet_c AS (q) SELECT * FROM gauntlet_c; with `column_names`,
+// WITH gauntlet_c (gauntlet_1, ...) AS ...: a query whose columns share a
+// name is no table otherwise.
+std::string AsCte(const SqlShape& s, size_t column_names = 0);
+// " (gauntlet_1, ..., gauntlet_n)": the column list of a view or CTE.
+std::string ColumnList(size_t n);
 // The query with USE INDEX () (no index) after every table of its FROM.
 std::string WithoutIndexes(const SqlShape& s, std::string* why);
 // SET STATEMENT assignment FOR q (MariaDB's per-statement variables).
@@ -31,6 +35,11 @@ std::string WithSetStatement(const SqlShape& s, const std::string& assignment);
 // none. *limit and *offset: its numbers when it is LIMIT n, LIMIT m, n or
 // LIMIT n OFFSET m, else -1 and 0.
 std::string ReplaceLimit(const SqlShape& s, const std::string& clause, int64_t* limit, int64_t* offset);
+
+// A UNION or INTERSECT of parenthesized SELECTs without their LIMITs (whose
+// rows are then among its rows); "" for anything else (EXCEPT: a row a
+// LIMIT left out of its right side may be in the result).
+std::string WithoutPartLimits(const SqlShape& s);
 
 // Ternary logic partitioning: `unfiltered` must equal `partitioned` (WHERE p,
 // WHERE NOT p and WHERE p IS NULL put together) as multisets; for a single

@@ -220,6 +220,17 @@ TEST(Transforms, EquivalentForms) {
   EXPECT_EQ(limit, -1);  // may stop early: as many rows as it likes
   EXPECT_EQ(ReplaceLimit(SqlShape("SELECT a FROM t WHERE a IN (SELECT a FROM u LIMIT 1)"), "", &limit, &offset), "");
   EXPECT_EQ(ReplaceLimit(SqlShape("(SELECT a FROM t LIMIT 1) UNION (SELECT 2)"), "", &limit, &offset), "");
+  EXPECT_EQ(WithoutPartLimits(SqlShape("( SELECT a FROM t LIMIT 4 ) UNION ALL ( SELECT b FROM u WHERE (b) LIMIT 2, 3 )")),
+            "( SELECT a FROM t ) UNION ALL ( SELECT b FROM u WHERE (b) )");
+  EXPECT_EQ(AsDerivedTable(SqlShape("(SELECT a FROM t) UNION (SELECT b FROM u)")),
+            "SELECT * FROM ( (SELECT a FROM t) UNION (SELECT b FROM u) ) AS gauntlet_d");
+  EXPECT_EQ(WithoutIndexes(SqlShape("(SELECT a FROM t AS x) UNION ALL (SELECT b FROM u, v)"), &why),
+            "(SELECT a FROM t AS x USE INDEX ()) UNION ALL (SELECT b FROM u USE INDEX (), v USE INDEX ())");
+  EXPECT_EQ(WithoutIndexes(SqlShape("SELECT a FROM t UNION SELECT b FROM u"), &why), "");
+  EXPECT_EQ(WithoutPartLimits(SqlShape("(SELECT a FROM t LIMIT 4) EXCEPT (SELECT b FROM u LIMIT 2)")), "");
+  EXPECT_EQ(WithoutPartLimits(SqlShape("(SELECT a FROM t LIMIT 4) UNION (SELECT b FROM u) LIMIT 2")), "");
+  EXPECT_EQ(WithoutPartLimits(SqlShape("(SELECT a FROM t LIMIT @x) UNION (SELECT b FROM u)")), "");
+  EXPECT_EQ(WithoutPartLimits(SqlShape("(SELECT a FROM t) INTERSECT (SELECT b FROM u)")), "");
   EXPECT_EQ(WithSetStatement(s, "join_cache_level=0").substr(0, 48), "SET STATEMENT join_cache_level=0 FOR SELECT T1.a");
 }
 
@@ -238,7 +249,26 @@ TEST(Transforms, TlpAndNorec) {
   EXPECT_FALSE(Tlp(SqlShape("SELECT COUNT(DISTINCT a) FROM t WHERE b > 1"), &q, &why));
   EXPECT_FALSE(Tlp(SqlShape("SELECT a FROM t WHERE b > 1 LIMIT 2"), &q, &why));
   EXPECT_FALSE(Tlp(SqlShape("SELECT a FROM t"), &q, &why));
-  EXPECT_FALSE(Tlp(SqlShape("SELECT a, COUNT(*) FROM t WHERE b > 1 GROUP BY a"), &q, &why));
+  // GROUP BY: the partitions' groups merged by the GROUP BY's values, aggregates of aggregates.
+  ASSERT_TRUE(Tlp(SqlShape("SELECT a, COUNT(*), MAX(c) AS `m` FROM t WHERE b > 1 GROUP BY a, c + 1 ORDER BY a"), &q,
+                  &why));
+  EXPECT_EQ(q.variant, "group by");
+  EXPECT_EQ(q.unfiltered, "SELECT a, COUNT(*), MAX(c) AS `m` FROM t GROUP BY a, c + 1");
+  const std::string inner = "SELECT a AS gauntlet_0, COUNT(*) AS gauntlet_1, MAX(c) AS `m`, a AS gauntlet_g0, c + 1 AS "
+                            "gauntlet_g1 FROM t WHERE ";
+  EXPECT_EQ(q.partitioned, "SELECT MIN(gauntlet_0), SUM(gauntlet_1), MAX(`M`) FROM ( " + inner +
+                               "( b > 1 ) GROUP BY a, c + 1 UNION ALL " + inner + "NOT ( b > 1 ) GROUP BY a, c + 1 "
+                               "UNION ALL " + inner + "( b > 1 ) IS NULL GROUP BY a, c + 1 ) AS gauntlet_tlp GROUP BY "
+                               "gauntlet_g0, gauntlet_g1");
+  ASSERT_TRUE(Tlp(SqlShape("SELECT T1.a AS G1, SUM(T1.b) AS A1 FROM t AS T1 WHERE T1.b > 1 GROUP BY G1"), &q, &why));
+  EXPECT_NE(q.partitioned.find("SELECT MIN(`G1`), SUM(`A1`) FROM ( SELECT T1.a AS G1, SUM(T1.b) AS A1 FROM"),
+            std::string::npos) << q.partitioned;
+  EXPECT_NE(q.partitioned.find(") AS gauntlet_tlp GROUP BY `G1`"), std::string::npos) << q.partitioned;
+  EXPECT_FALSE(Tlp(SqlShape("SELECT a, AVG(b) FROM t WHERE b > 1 GROUP BY a"), &q, &why));
+  EXPECT_EQ(why, "aggregates other than MIN, MAX, SUM or COUNT");
+  EXPECT_FALSE(Tlp(SqlShape("SELECT a, COUNT(b) + 1 FROM t WHERE b > 1 GROUP BY a"), &q, &why));
+  EXPECT_FALSE(Tlp(SqlShape("SELECT a, COUNT(DISTINCT b) FROM t WHERE b > 1 GROUP BY 1"), &q, &why));
+  EXPECT_EQ(why, "SUM or COUNT of DISTINCT values");
   // HAVING is partitioned, WHERE and GROUP BY (WITH ROLLUP) stay, ORDER BY goes.
   ASSERT_TRUE(Tlp(SqlShape("SELECT a, SUM(b) AS s FROM t WHERE b > 1 GROUP BY a WITH ROLLUP HAVING s < 3 ORDER BY a"),
                   &q, &why));

@@ -61,7 +61,8 @@ def test_a_healthy_query_is_neither_a_finding_nor_minimised(tmp_path):
                          out=tmp_path / "run")
         assert not r.findings, r.table()
         oracles = r.summary()["oracles"]
-        assert oracles["tlp"]["passed"] >= 6
+        # The relation oracles take turns on the statements: together they passed every checkable one.
+        assert sum(o["passed"] for o in oracles.values()) >= 6, oracles
         assert not any("minimised" in o for o in oracles.values()), oracles
 
 

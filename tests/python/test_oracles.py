@@ -186,6 +186,21 @@ def test_relation_oracle_fires_on_an_injected_wrong_result(tmp_path, oracle, tri
     assert not quiet.findings and quiet.summary()["oracles"][oracle]["passed"] > 0
 
 
+def test_a_limits_rows_must_be_among_the_rows_without_it(tmp_path):
+    # ORDER BY a non-unique column: which 3 rows is left to chance, but they are 3 of the query's rows without
+    # the LIMIT. The proxy alters the LIMIT's first row (the unlimited query says LIMIT 10001, not LIMIT 3).
+    grammar = "query: SELECT pk, col_int_key FROM D WHERE col_int_key > _digit ORDER BY col_int_key LIMIT 3 ;"
+    r, altered = _wrapped_run(tmp_path, "LIMIT 3", "transform:derived", grammar)
+    assert altered > 0 and r.findings, r.table()
+    f = r.findings[0]
+    assert f["signature"].startswith("limit: SELECT") and f["kind"] == "metamorphic", f["signature"]
+    assert "the LIMIT's rows among the query's rows without it" in f["detail"]
+    assert f["evidence"]["limit"] == {"limit": 3, "offset": 0} and "LIMIT 3" not in f["evidence"]["left"]
+    quiet, _ = _wrapped_run(tmp_path / "quiet", "no such text", "transform:derived", grammar)
+    o = quiet.summary()["oracles"]["transform:derived"]
+    assert not quiet.findings and o["passed"] == 30 and o["skipped"] == 0, o
+
+
 def test_errorlog_fires_on_an_error_line_and_is_quiet_otherwise(tmp_path):
     g = gauntlet.Grammar.from_string(
         "query_init: CREATE FUNCTION IF NOT EXISTS log_error_if RETURNS INTEGER SONAME 'gauntlet_crash_if.so' ;\n"
@@ -298,7 +313,11 @@ class _Broken(gauntlet.Oracle):
 def test_verified_counts_the_statements_an_oracle_checked_through(tmp_path):
     """summary["verified"]: statements at least one oracle passed or fired on (what was checked, not
     skipped), per second in the timeline too; per oracle, its passed + fired."""
-    r = gauntlet.run(OPTIMIZER, threads=1, duration=3, out=tmp_path / "run", oracles=["tlp", "norec"])
+    # A third of the queries call RAND(): skipped.
+    g = gauntlet.Grammar.from_string("query: SELECT pk FROM _table WHERE col_int_key > _digit | "
+                                     "SELECT pk FROM _table WHERE col_int_key > _digit AND pk > 2 | "
+                                     "SELECT pk FROM _table WHERE col_int_key > RAND() ;")
+    r = gauntlet.run(g, threads=1, duration=3, out=tmp_path / "run", oracles=["tlp", "norec"])
     s = r.summary()
     tlp, norec = s["oracles"]["tlp"], s["oracles"]["norec"]
     for o in (tlp, norec):

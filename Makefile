@@ -74,6 +74,7 @@ bench: build
 	$(PY) benchmarks/bench_combi.py
 	$(PY) benchmarks/bench_minimise.py
 	$(PY) benchmarks/bench_ab.py
+	$(PY) benchmarks/bench_verified.py
 
 fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DGAUNTLET_BUILD_FUZZERS=ON \

@@ -101,6 +101,9 @@ Verdict RelationOracle::CheckStatement(const Observation& o) {
   if (!o.outcomes[0].ok() || o.results.empty()) return Verdict::NotApplicable();
   const SqlShape shape(o.sql);
   if (!ReturnsQueryRows(shape)) return Verdict::NotApplicable();
+  // Its rewrites would return as many rows, each costing what the query did.
+  if (ComparesQueryRows() && static_cast<int64_t>(o.results[0].rows.size()) > kRowCap)
+    return Verdict::Skipped("the query returns over " + std::to_string(kRowCap) + " rows");
   const double limit = FollowUpLimit(o.outcomes[0].nanos);
   int64_t n = -1, offset = 0;
   const std::string core = ReplaceLimit(shape, "", &n, &offset);
@@ -163,26 +166,26 @@ Verdict RelationOracle::CheckPlan(const Observation& o, const SqlShape& shape, c
   PlanRun run(session, *plan, limit);  // past `limit` a follow-up is killed, the check skipped
   if (std::string why = run.Setup(); !why.empty()) return Verdict::Skipped(why);
   const std::string left_sql = plan->left.empty() ? std::string(o.sql) : plan->left;
-  ResultSet left;
+  // Rows fetched already are not copied: results may be large.
+  ResultSet fetched;
   if (plan->left.empty()) {
-    left = o.results[0];
-  } else if (left_rows != nullptr) {
-    left = *left_rows;
-  } else if (Outcome r = run.Run(plan->left, &left); !r.ok()) {
-    return Verdict::Skipped(Refusal(r));
+    left_rows = &o.results[0];
+  } else if (left_rows == nullptr) {
+    if (Outcome r = run.Run(plan->left, &fetched); !r.ok()) return Verdict::Skipped(Refusal(r));
+    left_rows = &fetched;
   }
+  const ResultSet& left = *left_rows;
   const auto capped = [&](const ResultSet& r) {
     return plan->row_cap > 0 && static_cast<int64_t>(r.rows.size()) > plan->row_cap;
   };
   if (capped(left)) return Verdict::Skipped(TooManyRows());
   for (const std::string& planned : plan->right) {
     const std::string right_sql = planned.empty() ? std::string(o.sql) : planned;
-    ResultSet right;
-    if (planned.empty()) {
-      right = o.results[0];
-    } else if (Outcome r = run.Run(right_sql, &right); !r.ok()) {
-      return Verdict::Skipped(Environmental(r) ? "deadlock, timeout (or too slow) or resource error" : Refusal(r));
-    }
+    ResultSet right_fetched;
+    if (!planned.empty())
+      if (Outcome r = run.Run(right_sql, &right_fetched); !r.ok())
+        return Verdict::Skipped(Environmental(r) ? "deadlock, timeout (or too slow) or resource error" : Refusal(r));
+    const ResultSet& right = planned.empty() ? o.results[0] : right_fetched;
     if (capped(right)) return Verdict::Skipped(TooManyRows());
     Comparison c = CompareResults(left, right, plan->rules, "left", "right");
     if (c.holds) continue;

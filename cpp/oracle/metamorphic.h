@@ -61,7 +61,8 @@ class RelationOracle : public Oracle {
   static constexpr int kConfirmTries = 6;
   // Follow-ups that may return far more rows than the query (TLP's without
   // WHERE over a cross join; the query without its LIMIT) stop past this
-  // many: comparing a million rows stalls the session for seconds.
+  // many, and a query that returns more gets no rewrite (the transforms):
+  // comparing a million rows stalls the session for seconds.
   static constexpr int64_t kRowCap = 10000;
   bool WantsRows(std::string_view sql) const override;
   Verdict Check(const Observation& o) override;

@@ -9,6 +9,7 @@
 #include "exec/finding.h"
 #include "exec/run_result.h"
 #include "generate/statements.h"
+#include "oracle/check_turns.h"
 #include "oracle/determinism.h"
 #include "oracle/error_log.h"
 #include "oracle/result_compare.h"
@@ -351,6 +352,28 @@ TEST(ResultCompare, MultisetsOrderAndTolerance) {
   EXPECT_FALSE(CompareResults(Rows({"VARCHAR"}, {{"a "}}), Rows({"VARCHAR"}, {{"A"}}), {}, "a", "b").holds);
   EXPECT_TRUE(CompareResults(Rows({"VARCHAR"}, {{"a "}}), Rows({"VARCHAR"}, {{"A"}}), {Relation::kUnordered, true},
                              "a", "b").holds);
+}
+
+TEST(CheckTurns, FamiliesShareTheStatementsAndPassOnWhatTheirOracleDeclines) {
+  // tlp (0), norec (1), transforms (2, 3, 4).
+  CheckTurns turns({{0}, {1}, {2, 3, 4}});
+  std::vector<int> holder;
+  for (uint64_t n = 0; n < 9; ++n)
+    for (size_t p = 0; p < 5; ++p)
+      if (turns.Mine(7, n, p)) holder.push_back(static_cast<int>(p));
+  EXPECT_EQ(holder, (std::vector<int>{0, 1, 2, 0, 1, 3, 0, 1, 4}));
+  // Statement 9 is tlp's: declined, norec's turn; declined too, the transform whose turn it is.
+  EXPECT_TRUE(turns.Mine(7, 9, 0));
+  turns.Declined(7, 9, 0);
+  EXPECT_FALSE(turns.Mine(7, 9, 0));
+  EXPECT_TRUE(turns.Mine(7, 9, 1));
+  turns.Declined(7, 9, 1);
+  EXPECT_TRUE(turns.Mine(7, 9, 2));  // (9 / 3) % 3 = 0: the first transform
+  turns.Declined(7, 9, 2);
+  EXPECT_TRUE(turns.Mine(7, 9, 3));  // no later family: the next oracle
+  EXPECT_TRUE(turns.Mine(8, 9, 0));  // another session: its own turns
+  CheckTurns alone(std::vector<std::vector<size_t>>{{0}});
+  EXPECT_TRUE(alone.Mine(1, 5, 0) && alone.Mine(1, 6, 0));
 }
 
 TEST(ResultCompare, ALimitsRowsAreAmongTheRowsAndAsMany) {

@@ -186,6 +186,17 @@ def test_relation_oracle_fires_on_an_injected_wrong_result(tmp_path, oracle, tri
     assert not quiet.findings and quiet.summary()["oracles"][oracle]["passed"] > 0
 
 
+def test_tlp_partitions_a_grouped_query_and_merges_its_groups(tmp_path):
+    grammar = "query: SELECT COUNT(*), col_int_key, MAX(pk) AS m FROM D WHERE pk > _digit GROUP BY col_int_key ;"
+    r, altered = _wrapped_run(tmp_path, "gauntlet_tlp", "tlp", grammar)  # the merged partitions' first row
+    assert altered > 0 and r.findings, r.table()
+    f = r.findings[0]
+    assert f["signature"].startswith("tlp: SELECT") and "GROUP BY" in f["evidence"]["right"], f
+    quiet, _ = _wrapped_run(tmp_path / "quiet", "no such text", "tlp", grammar)
+    o = quiet.summary()["oracles"]["tlp"]
+    assert not quiet.findings and o["passed"] == 30 and o["skipped"] == 0, o
+
+
 def test_a_limits_rows_must_be_among_the_rows_without_it(tmp_path):
     # ORDER BY a non-unique column: which 3 rows is left to chance, but they are 3 of the query's rows without
     # the LIMIT. The proxy alters the LIMIT's first row (the unlimited query says LIMIT 10001, not LIMIT 3).

@@ -170,3 +170,16 @@ def test_a_run_whose_grammar_code_is_refused_or_runs_out_of_memory_ends_cleanly(
     run = json.loads((out / "run.json").read_text())
     assert run["trusted_perl"] is False
 
+
+
+def test_a_prng_int_block_draws_as_its_perl_would():
+    # `{ $prng->int(lo, hi) }` runs without entering Perl (RQG's commonest block): the same statements as
+    # when Perl draws it, which it does once any code could change what $prng means.
+    body = "query: SELECT { $prng->int(1, 10000) }, { $prng->uint16(5,5) }, { $prng->int(-3,3); }, _digit ;\n"
+    fast = Grammar.from_string(body).generate(200, seed=9)
+    perl = Grammar.from_string(body + "unused: { GenTest::Random->new } ;\n").generate(200, seed=9)
+    assert fast == perl and len(set(fast)) > 150
+    assert all(s.split(", ")[1] == "5" for s in fast)
+    shadowed = Grammar.from_string("query: { $prng = bless {}, 'P'; '' } SELECT { $prng->int(1, 10) } ;\n"
+                                   "package_p: { sub P::int { 42 } '' } ;\n")
+    assert shadowed.generate(3) == ["SELECT 42"] * 3

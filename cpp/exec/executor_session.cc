@@ -409,8 +409,7 @@ Executor::Sent Executor::Send(Worker& w, std::string_view sql, const ScriptState
   // every statement that waited for it starting after its end.
   sent.ended = NowNs();
   if (scripted != nullptr && shared_->turns) shared_->turns->Finish(w.id - 1);
-  shared_->last_progress = sent.ended;
-  return sent;
+  return sent;  // progress: the session's last_finished(), which the watchdog reads
 }
 
 void Executor::Count(Worker& w, std::string_view sql, const Outcome& first, const std::string* rule) {

@@ -56,9 +56,13 @@ inline size_t DeadTarget(const std::vector<Target>& targets, size_t fallback) {
 
 // State shared by the workers and the watchdog.
 struct Executor::Shared {
-  std::atomic<bool> stop{false};
+  // The counters every statement touches each have a cache line of their
+  // own: `stop`, read all the time, shares none with what sessions write.
+  alignas(64) std::atomic<bool> stop{false};
   std::atomic<int64_t> stopped_at{0};  // when stop was set
-  std::atomic<int64_t> last_progress{0};
+  // Besides each session's last_finished(), which the watchdog also reads:
+  // starts, empty queries, a server that moved on.
+  alignas(64) std::atomic<int64_t> last_progress{0};
   std::mutex mu;  // guards everything below
   std::string stop_reason;
   RunResult result;
@@ -66,10 +70,10 @@ struct Executor::Shared {
   std::map<unsigned, uint64_t> connect_errors;
   std::unique_ptr<FindingLog> findings;
   int64_t start_ns = 0;
-  std::atomic<uint64_t> seq{0};  // statements started, all sessions
+  alignas(64) std::atomic<uint64_t> seq{0};  // statements started, all sessions
   // Statements that change data: their starts and ends (an epoch), and how
   // many run now; a statement during which these moved saw other sessions write.
-  std::atomic<uint64_t> write_epoch{0};
+  alignas(64) std::atomic<uint64_t> write_epoch{0};
   std::atomic<int> writes_in_flight{0};
 
   std::unique_ptr<Turns> turns;  // a script's, when `ordered`

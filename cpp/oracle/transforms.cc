@@ -93,7 +93,8 @@ std::string ReplaceLimit(const SqlShape& s, const std::string& clause, int64_t* 
   *offset = 0;
   if (!s.simple_select() || !s.limit.present()) return "";
   const auto& t = s.tokens();
-  const auto [first, last] = s.TokenRange(s.limit);
+  const auto range = s.TokenRange(s.limit);  // not a structured binding: the lambda below reads it
+  const size_t first = range.first, last = range.second;
   if (first == 0 || first > last) return "";
   const size_t keyword = first - 1;  // LIMIT, OFFSET or FETCH
   const auto number = [&](size_t i, int64_t* out) {

@@ -102,6 +102,12 @@ std::unique_ptr<Connection> Connection::Open(const ConnectionParams& params, Out
 
 Outcome Connection::Execute(std::string_view sql, ResultSet* result) {
   const auto start = std::chrono::steady_clock::now();
+  Outcome o = ExecuteUntimed(sql, result);
+  o.nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  return o;
+}
+
+Outcome Connection::ExecuteUntimed(std::string_view sql, ResultSet* result) {
   Outcome o;
   if (mysql_real_query(mysql_, sql.data(), sql.size()) != 0) {
     o = ErrorOutcome(mysql_);
@@ -139,8 +145,6 @@ Outcome Connection::Execute(std::string_view sql, ResultSet* result) {
     } while (mysql_next_result(mysql_) == 0);
     if (o.ok() && mysql_errno(mysql_) != 0) o = ErrorOutcome(mysql_);
   }
-  o.nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                std::chrono::steady_clock::now() - start).count();
   return o;
 }
 

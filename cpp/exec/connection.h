@@ -55,6 +55,9 @@ class Connection {
   Connection& operator=(const Connection&) = delete;
 
   Outcome Execute(std::string_view sql, ResultSet* result = nullptr);
+  // Execute() without timing it (Outcome::nanos 0), for a caller that reads
+  // the clock around it anyway.
+  Outcome ExecuteUntimed(std::string_view sql, ResultSet* result = nullptr);
   uint64_t id() const { return id_; }  // the server's CONNECTION_ID()
   // True inside an explicit transaction (the server's status after the last statement).
   bool InTransaction() const;

@@ -407,7 +407,7 @@ Executor::Sent Executor::Send(Worker& w, std::string_view sql, const ScriptState
   }
   // Taken before the others learn it finished: a replay's log then shows
   // every statement that waited for it starting after its end.
-  sent.ended = NowNs();
+  sent.ended = w.session->last_finished();
   if (scripted != nullptr && shared_->turns) shared_->turns->Finish(w.id - 1);
   return sent;  // progress: the session's last_finished(), which the watchdog reads
 }

@@ -49,9 +49,15 @@ class Session {
     int64_t since = 0;        // steady-clock nanoseconds when the statement started
     int64_t deadline = 0;     // when to kill it (0: no limit of its own)
   };
-  Busy busy() const { return {busy_, busy_connection_, busy_since_, busy_deadline_}; }
+  // busy_ is published last (release) and read first (acquire): a target seen
+  // busy comes with its statement's connection, start and deadline, or later ones.
+  Busy busy() const {
+    const int target = busy_.load(std::memory_order_acquire);
+    return {target, busy_connection_.load(std::memory_order_relaxed), busy_since_.load(std::memory_order_relaxed),
+            busy_deadline_.load(std::memory_order_relaxed)};
+  }
   // When a statement of this session (follow-ups too) last finished.
-  int64_t last_finished() const { return last_finished_; }
+  int64_t last_finished() const { return last_finished_.load(std::memory_order_relaxed); }
   // Restarts the busy clock (after the watchdog killed the statement, so that
   // it kills once per period).
   void RestartBusyClock(int64_t now) {

@@ -257,6 +257,7 @@ def _bench(args: argparse.Namespace) -> int:
             if isinstance(t, dict) and isinstance(t.get("space"), str):  # relative to the config file
                 t["space"] = str(pathlib.Path(args.config).parent / t["space"])
         targets = list(config.get("targets") or []) + targets
+    targets = targets or [parse_target_flag("default")]  # one target: its throughput, timeline, stalls
     try:
         threads = [int(n) for n in str(args.threads).split(",")]
     except ValueError:

@@ -17,7 +17,7 @@ import json
 import os
 import re
 
-from .. import _core
+from .. import _core, stock
 from .grammar import Schema
 
 _NUMERIC = {"tinyint", "smallint", "mediumint", "int", "integer", "bigint", "decimal", "dec", "numeric",
@@ -29,7 +29,7 @@ _BLOB = {"blob", "tinyblob", "mediumblob", "longblob", "binary", "varbinary"}
 def load_data_spec(path: str, *, trusted_perl: bool = False) -> Schema:
     """A Schema from a JSON data spec or an RQG .zz file. A .zz file's Perl runs restricted as
     grammar code does (see Grammar) unless ``trusted_perl``."""
-    path = os.fspath(path)
+    path = stock.resolve(path)
     if not os.path.exists(path):
         raise _core.InvalidInput(f"{path}: data spec not found")
     if os.path.isdir(path):

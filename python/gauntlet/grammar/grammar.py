@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
-from .. import _core
+from .. import _core, stock
 from ..arguments import flag_argument, number_argument
 
 Column = _core.Column
@@ -112,7 +112,7 @@ class Grammar:
                                              f"{', '.join('builtin:' + n for n in BUILTIN_GRAMMARS)})")
                 g.add_text(BUILTIN_GRAMMARS[p[8:]], p)
             else:
-                g.add_file(p)
+                g.add_file(stock.resolve(p))
         self._set(g, rules, os.path.basename(os.fspath(path)))
 
     @classmethod

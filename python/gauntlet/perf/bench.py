@@ -28,13 +28,13 @@ import threading
 import time
 from typing import Dict, List, Optional, Sequence, Union
 
-from .. import _core
+from .. import _core, stock
 from ..formats import version
 from ..arguments import number_argument, writable_folder
 from ..server import ManagedServer, check_known_options, make_targets
 from .stats import RunSummary, Verdict, compare, separate_groups, summarize
 
-OLTP = pathlib.Path(__file__).resolve().parents[3] / "grammars" / "oltp"
+OLTP = stock.OLTP
 # Server counters sampled every second (deltas, except the gauges), to explain a dip.
 COUNTERS = ("Innodb_buffer_pool_pages_flushed", "Innodb_data_fsyncs", "Innodb_os_log_written",
             "Innodb_row_lock_waits", "Innodb_checkpoint_age", "Threads_running",

@@ -15,12 +15,12 @@ import re
 import tempfile
 from typing import List, Optional, Sequence
 
-from .. import _core
+from .. import _core, stock
 from ..arguments import path_argument
 
 FORMAT = 1
 KINDS = ("wrong result", "crash", "hang")
-DEFAULT_CATALOGUE = pathlib.Path(__file__).resolve().parents[3] / "known-bugs" / "mariadb-10.11.toml"
+DEFAULT_CATALOGUE = stock.DEFAULT_KNOWN_BUGS
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _FIELDS = {"name": str, "kind": str, "note": str, "match": list, "reproducer": str, "shows": str, "expected": str,
@@ -96,7 +96,8 @@ class Catalogue:
 def markers(path) -> list:
     """What marks findings and causes known (``_core.KnownBug``): a catalogue's entries (a .toml file,
     matched by root-cause key), or a patterns file's lines (matched in the signature)."""
-    if os.fspath(path).endswith(".toml"):
+    path = stock.resolve(path)
+    if path.endswith(".toml"):
         return load_catalogue(path).patterns()
     return _core.load_known_bugs(os.fspath(path))
 
@@ -109,7 +110,7 @@ def load_catalogue(path=None) -> Catalogue:
     """Reads a catalogue (by default the one shipped for MariaDB 10.11). Raises InvalidInput naming the
     file, and the line of the entry, for anything that does not fit the format."""
     import tomllib
-    path = pathlib.Path(path_argument("known bugs: the catalogue", path, optional=True) or DEFAULT_CATALOGUE)
+    path = pathlib.Path(stock.resolve(path_argument("known bugs: the catalogue", path, optional=True) or DEFAULT_CATALOGUE))
     try:
         text = path.read_text()
         data = tomllib.loads(text)

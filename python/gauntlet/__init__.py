@@ -19,6 +19,7 @@ from .server import Connection, ManagedServer, ServerError, ServerRefused, Targe
 from .oracles import Observation, Oracle, Skip
 from .results import Catalogue, Finding, RunResult, Triage, compare, load_catalogue, triage
 from .runs import Run, Stopped, replay, run
+from .hunts import HuntResult, hunt
 from .reduction import Reduction, reduce
 from .combi import Campaign, CampaignResult, OptionSpace, Plan
 from .perf import BenchResult, BestToBest, QueryComparison, ScalingResult, best_to_best, bench, compare_queries, scaling
@@ -26,7 +27,7 @@ from .perf import BenchResult, BestToBest, QueryComparison, ScalingResult, best_
 __all__ = [
     "bench", "BenchResult", "best_to_best", "BestToBest", "Campaign", "CampaignResult", "Catalogue", "Column", "compare",
     "compare_queries", "Connection", "Coverage", "Finding", "GauntletError", "GenerationError", "Generator",
-    "Grammar", "InvalidInput", "load_catalogue", "ManagedServer", "Observation", "OptionSpace", "Oracle", "OutputError", "parse_dsn",
+    "Grammar", "hunt", "HuntResult", "InvalidInput", "load_catalogue", "ManagedServer", "Observation", "OptionSpace", "Oracle", "OutputError", "parse_dsn",
     "Plan", "QueryComparison", "reduce", "Reduction", "replay", "RuleContext", "Run", "run", "RunResult", "scaling",
     "ScalingResult", "Schema", "ServerError", "ServerRefused", "Skip", "split_statements", "Stopped", "Table", "Target",
     "Triage", "triage",

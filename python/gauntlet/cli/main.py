@@ -24,6 +24,7 @@ from ..reduction import REDUCIBLE
 from ..runs import Stopped, templates
 from ..runs.plan import RUN_DEFAULTS
 from ..server import ManagedServer, ServerError, parse_target_flag
+from .hunt import add_hunt
 from .known_bugs import add_known_bugs
 
 # Settings whose value is text (the others are numbers or flags, checked by run()).
@@ -582,8 +583,8 @@ def _cache_clear(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gauntlet", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_gensql, _add_run, _add_reduce, _add_triage, _add_replay, _add_plans, _add_bench, _add_server, _add_cache,
-                add_known_bugs):
+    for add in (_add_gensql, _add_run, add_hunt, _add_reduce, _add_triage, _add_replay, _add_plans, _add_bench, _add_server,
+                _add_cache, add_known_bugs):
         add(sub)
     return parser
 

@@ -84,13 +84,15 @@ class Triage:
         """The causes, most frequent first (dicts, as root_causes.json has them)."""
         return self._record["root_causes"]
 
-    def verify(self, work: PathLike) -> dict:
+    def verify(self, work: PathLike, keys: Optional[Iterable[str]] = None) -> dict:
         """Runs each relation cause's minimal query, with the data it read, through Debian's
         mariadb-test-run on the run's server binary (test cases kept in ``work``), and adds to each
         cause ``verified``: {"verified": bool, "why": str, "test": the .test file}. Crash causes are
-        left to ``gauntlet reduce``. Returns the counts: {"verified": n, "checked": n}."""
+        left to ``gauntlet reduce``; ``keys``: only the causes of these keys. Returns the counts:
+        {"verified": n, "checked": n}."""
         from ..reduction.minimal_check import verify_minimal
-        causes = [c for c in self.root_causes if c["minimal"]]
+        wanted = None if keys is None else set(keys)
+        causes = [c for c in self.root_causes if c["minimal"] and (wanted is None or c["key"] in wanted)]
         findings = [read_json(pathlib.Path(c["minimal"]["finding"]) / "finding.json", "finding") for c in causes]
         for cause, verdict in zip(causes, verify_minimal(findings, pathlib.Path(work))):
             cause["verified"] = verdict

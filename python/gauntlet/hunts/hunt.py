@@ -1,0 +1,371 @@
+"""`gauntlet hunt`: the CI main job. Within a time budget it runs rounds (each a keep-going run of a
+grammar on a random schema, with every single-server oracle, a statement log and a hang
+watchdog), rotating the stock hunting grammars and the user's own (every other round is the
+user's), the schemas (round N: seed + N - 1) and, given an option space, the rows of its covering
+array; after every round the root causes of all rounds so far (OUT/root_causes.json, known bugs
+marked). The budget's end is kept for the new causes: each new wrong-result cause's minimal query
+is checked by mariadb-test-run (one call for all), each other new cause reduced (gauntlet reduce)
+in turn. OUT/hunt.json says what ran and what came of it; the exit status is 1 when a cause is
+new, 0 when not, 2 for bad input or setup.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import time
+from typing import List, Optional, Sequence, Union
+
+from .. import _core, stock
+from ..arguments import number_argument, path_argument, writable_folder
+from ..combi import OptionSpace, row_mysqld
+from ..formats import read_json, stamped
+from ..grammar import Grammar
+from ..reduction import REDUCIBLE, reduce
+from ..results import load_catalogue, triage
+from ..runs import Stopped, run
+from ..server.managed import DEFAULT_BINARY
+
+ORACLES = "errorlog,tlp,norec,transforms"
+# What new causes need of the budget's end: one mariadb-test-run call checks every minimal query
+# (9 s for five here, with its server's start), always kept since the last round may bring one; a
+# reduction wants a few minutes.
+_VERIFY_SECONDS, _REDUCE_SECONDS, _MIN_REDUCE_SECONDS = 20.0, 120.0, 30.0
+_MIN_ROUND_SECONDS = 10.0
+
+
+def parse_duration(text: Union[str, float, int], name: str = "duration") -> float:
+    """Seconds from ``90``, ``90s``, ``30m``, ``2h`` or ``1h30m``."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return float(number_argument(name, text, low=1))
+    m = re.fullmatch(r"\s*(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m)?\s*(?:(\d+(?:\.\d+)?)s?)?\s*", str(text))
+    if not m or not any(m.groups()) or str(text).strip() == "":
+        raise _core.InvalidInput(f"{name}: seconds, or a time such as 90s, 30m, 2h or 1h30m, not {text!r}")
+    h, mnt, s = (float(g) if g else 0.0 for g in m.groups())
+    seconds = 3600 * h + 60 * mnt + s
+    return float(number_argument(name, seconds, low=1))
+
+
+@dataclasses.dataclass
+class _Grammar:
+    path: str
+    name: str
+    user: bool
+    threads: int
+    statement_timeout: float
+
+
+def _header_setting(text: str, flag: str, default):
+    m = re.search(rf"--{flag} (\d+)", text)
+    return type(default)(m.group(1)) if m else default
+
+
+def _grammars(user: Sequence[str], threads: Optional[int], with_stock: bool) -> List[_Grammar]:
+    """Every grammar of the hunt, loaded once here so that a bad one fails before any server starts."""
+    if not user and not with_stock:
+        raise _core.InvalidInput("grammars: none to hunt with (no stock grammars, and no grammar given)")
+    found = []
+    theirs = [(str(p), False) for p in stock.hunt_grammars()] if with_stock else []
+    for path, mine in [(stock.resolve(path_argument("grammars", p)), True) for p in user] + theirs:
+        Grammar.from_file(path)  # InvalidInput naming the file, line and column
+        text = pathlib.Path(path).read_text(errors="replace")
+        found.append(_Grammar(path, pathlib.Path(path).stem, mine, threads or _header_setting(text, "threads", 2),
+                              _header_setting(text, "statement-timeout", 10)))
+    return found
+
+
+def _schedule(grammars: List[_Grammar], n: int, seed: int) -> _Grammar:
+    """Round n's grammar (n from 0): the user's take every other round when there are any."""
+    mine = [g for g in grammars if g.user]
+    theirs = [g for g in grammars if not g.user]
+    if mine and (n % 2 == 0 or not theirs):
+        return mine[((n // 2 if theirs else n) + seed - 1) % len(mine)]
+    k = n // 2 if mine else n
+    return theirs[(k + seed - 1) % len(theirs)]
+
+
+def _server_version(server: str) -> str:
+    binary = DEFAULT_BINARY if server in ("", "default") else server
+    try:
+        return subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except OSError as e:
+        raise _core.InvalidInput(f"server: cannot run {binary}: {e.strerror}") from None
+
+
+def default_known_bugs(server: str) -> Optional[str]:
+    """The stock catalogue for the server's release series (MariaDB 10.11 -> mariadb-10.11.toml), if any."""
+    m = re.search(r"Ver (\d+\.\d+)\.\d+-MariaDB", _server_version(server))
+    if not m:
+        return None
+    path = stock.KNOWN_BUGS / f"mariadb-{m.group(1)}.toml"
+    return str(path) if path.is_file() else None
+
+
+class HuntResult:
+    """What a hunt left in its folder: ``record`` is OUT/hunt.json (rounds, causes and their
+    reproducers); ``new_causes`` the causes no known bug matched; ``exit_code`` 1 when there is one."""
+
+    def __init__(self, folder: pathlib.Path, record: dict):
+        self.folder = pathlib.Path(folder)
+        self.record = record
+
+    @classmethod
+    def load(cls, folder: Union[str, os.PathLike]) -> "HuntResult":
+        """The hunt that ran into ``folder`` (its hunt.json)."""
+        folder = pathlib.Path(path_argument("hunt folder", folder))
+        return cls(folder, read_json(folder / "hunt.json", "hunt"))
+
+    @property
+    def rounds(self) -> list:
+        """The rounds in order (grammar, seed, options, folder, seconds, statements, findings)."""
+        return self.record["rounds"]
+
+    @property
+    def causes(self) -> list:
+        """The root causes of all rounds, most frequent first, with their reproducers."""
+        return self.record["causes"]
+
+    @property
+    def new_causes(self) -> list:
+        """The causes no known bug matched."""
+        return [c for c in self.causes if not c.get("known")]
+
+    @property
+    def exit_code(self) -> int:
+        """What ``gauntlet hunt`` exits with: 1 when a cause is new, else 0."""
+        return 1 if self.new_causes else 0
+
+    def text(self) -> str:
+        """What the command prints at the end: the rounds in a line, then each cause (new first) with
+        its reproducer."""
+        r = self.record
+        statements = sum(x["statements"] for x in r["rounds"])
+        lines = [f"hunt: {len(r['rounds'])} rounds, {statements:,} statements in {r['seconds']:.0f} s; "
+                 f"{len(r['causes'])} root causes, {len(self.new_causes)} new"]
+        for c in sorted(r["causes"], key=lambda c: bool(c.get("known"))):
+            what = f"known: {c['known']}" if c.get("known") else "NEW"
+            lines.append(f"  {what:<40} {c['kind']} x{c['count']}: {c['key']}")
+            repro = c.get("reproducer")
+            if c.get("known_reproducer"):
+                lines.append(f"      reproducer {c['known_reproducer']} (the catalogue's)")
+            elif repro:
+                state = "verified by mariadb-test-run" if repro.get("verified") else f"not verified: {repro.get('why')}"
+                lines.append(f"      reproducer {repro.get('test') or '-'} ({state})")
+            elif not c.get("known"):
+                lines.append(f"      example {c['example']}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"<HuntResult {self.folder}: {len(self.rounds)} rounds, {len(self.causes)} causes, "
+                f"{len(self.new_causes)} new>")
+
+
+class _Progress:
+    """A bar redrawn in place on a terminal; plain lines (round ends, new causes) in a CI log."""
+
+    def __init__(self, enabled: bool, total: float, stream=sys.stderr):
+        self.enabled, self.total, self.stream, self.t0 = enabled, total, stream, time.monotonic()
+        self.tty = enabled and stream.isatty()
+        self.status = ""
+
+    def line(self, text: str) -> None:
+        if not self.enabled:
+            return
+        if self.tty:
+            self.stream.write("\r\033[K")
+        self.stream.write(text + "\n")
+        self.redraw()
+
+    def redraw(self) -> None:
+        if not self.tty:
+            return
+        elapsed = time.monotonic() - self.t0
+        share = min(1.0, elapsed / self.total)
+        bar = "#" * int(30 * share) + "." * (30 - int(30 * share))
+        self.stream.write(f"\r\033[K[{bar}] {elapsed:4.0f}/{self.total:.0f} s  {self.status}")
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars: Sequence[str] = (),
+         server: str = "default", options: Union[None, str, os.PathLike, OptionSpace] = None,
+         known_bugs: Union[None, str, os.PathLike] = "default", seed: int = 1, threads: Optional[int] = None,
+         round_seconds: Optional[float] = None, reduce_share: float = 0.25, oracles: str = ORACLES,
+         with_stock: bool = True, progress: bool = False) -> HuntResult:
+    """Hunts for ``duration`` seconds (or "30m") and returns the HuntResult (OUT/hunt.json).
+
+    ``grammars``: the user's grammars for the feature under test, run every other round between the
+    stock hunting grammars (only them with ``with_stock=False``); ``server``: "default" or a server binary; ``options``: an option space
+    (file or OptionSpace) whose covering array's rows the rounds take in turn; ``known_bugs``: a
+    catalogue, "default" (the stock one for the server's release series) or None; ``round_seconds``:
+    a round's length (default: an eighth of the hunting time, 15 s to 5 min); ``reduce_share``: at
+    most this share of the budget is kept for checking and reducing new causes."""
+    total = parse_duration(duration)
+    out = writable_folder("out", out)
+    seed = int(number_argument("seed", seed, whole=True))
+    if threads is not None:
+        threads = int(number_argument("threads", threads, low=1, whole=True))
+    share = float(number_argument("reduce_share", reduce_share))
+    if share >= 1:
+        raise _core.InvalidInput(f"reduce_share: a share of the budget below 1, not {reduce_share!r}")
+    plan = None
+    if options is not None:
+        space = options if isinstance(options, OptionSpace) else OptionSpace.from_file(options)
+        plan = space.covering(seed=seed)
+    if known_bugs == "default":
+        known_bugs = default_known_bugs(server)
+    elif known_bugs is not None:
+        known_bugs = stock.resolve(path_argument("known_bugs", known_bugs))
+        if not os.path.isfile(known_bugs):
+            raise _core.InvalidInput(f"known_bugs: {known_bugs}: no such file")
+    pool = _grammars(grammars, threads, with_stock)
+    # The catalogue's own reproducers, shown with the known causes they stand for.
+    known_tests = ({b.name: str(b.reproducer) for b in load_catalogue(known_bugs).bugs}
+                   if known_bugs and known_bugs.endswith(".toml") else {})
+    hunting = total * (1 - share)
+    length = float(round_seconds) if round_seconds else min(300.0, max(15.0, hunting / 8))
+    say = _Progress(progress, total)
+    record = {"settings": {"duration": total, "grammars": [g.path for g in pool if g.user], "server": server,
+                           "options": None if plan is None else [dict(r) for r in plan], "known_bugs": known_bugs,
+                           "stock": with_stock, "seed": seed, "threads": threads, "round_seconds": length, "reduce_share": share,
+                           "oracles": oracles},
+              "rounds": [], "causes": [], "seconds": 0.0, "stop_reason": "duration"}
+    t0 = time.monotonic()
+    causes = None
+    try:
+        n = 0
+        while True:
+            left = total - (time.monotonic() - t0)
+            reserve = min(share * total, _reserve(record["causes"]))
+            seconds = min(length, left - reserve)
+            if seconds < _MIN_ROUND_SECONDS:
+                break
+            g = _schedule(pool, n, seed)
+            record["rounds"].append(_round(out, n, g, seconds, seed, server, plan, known_bugs, oracles, say))
+            causes = _causes(out, known_bugs, known_tests, record, say)
+            n += 1
+        if causes is not None:
+            _reproduce(out, causes, record, t0 + total, say)
+    except Stopped:
+        record["stop_reason"] = "interrupted"
+        raise
+    finally:
+        record["seconds"] = time.monotonic() - t0
+        say.done()
+        (out / "hunt.json").write_text(json.dumps(stamped("hunt", record), indent=1) + "\n")
+    return HuntResult(out, stamped("hunt", record))
+
+
+def _reserve(causes: list) -> float:
+    new = [c for c in causes if not c.get("known") and not c.get("reproducer")]
+    return _VERIFY_SECONDS + _REDUCE_SECONDS * sum(1 for c in new if not c.get("minimal"))
+
+
+def _round(out: pathlib.Path, n: int, g: _Grammar, seconds: float, seed: int, server: str, plan, known_bugs,
+           oracles: str, say: _Progress) -> dict:
+    s = seed + n
+    row = dict(plan[n % len(plan)]) if plan is not None else None
+    folder = out / "rounds" / f"{n + 1:03d}-{g.name}"
+    say.status = f"round {n + 1}: {g.name}.yy"
+    say.redraw()
+
+    def tick(second) -> bool:
+        if second is not None:
+            say.status = f"round {n + 1}: {g.name}.yy, {second['statements']:,} statements/s"
+        say.redraw()
+        return False
+
+    result = run(g.path, data=f"random:{s}", seed=s, threads=g.threads, statement_timeout=g.statement_timeout,
+                 hang_timeout=30, duration=seconds, out=folder, overwrite=True, keep_going=True, statement_log=True,
+                 oracles=oracles, known_bugs=known_bugs, server=server,
+                 mysqld=row_mysqld(row) if row else None, progress=tick)
+    summary = result.summary()
+    entry = {"round": n + 1, "grammar": g.path, "user_grammar": g.user, "seed": s, "options": row,
+             "folder": str(folder.relative_to(out)), "seconds": summary["seconds"],
+             "statements": summary["statements"], "findings": len(result.findings),
+             "stop_reason": summary.get("stop_reason", "")}
+    say.line(f"round {n + 1} {g.name}.yy (seed {s}{', options row ' + str(n % len(plan) + 1) if plan else ''}): "
+             f"{entry['statements']:,} statements in {entry['seconds']:.0f} s, {entry['findings']} findings")
+    return entry
+
+
+def _causes(out: pathlib.Path, known_bugs, known_tests: dict, record: dict, say: _Progress):
+    """The root causes of every round so far, into OUT/root_causes.json and the record; new ones said."""
+    causes = triage(out / "rounds", known_bugs=known_bugs)
+    (out / "root_causes.json").write_text(json.dumps(causes.to_json(), indent=1) + "\n")
+    before = {c["key"]: c for c in record["causes"]}
+    record["causes"] = [_cause(out, c, before.get(c["key"]), known_tests) for c in causes.root_causes]
+    for c in record["causes"]:
+        if c["key"] not in before and not c.get("known"):
+            say.line(f"NEW root cause: {c['kind']} x{c['count']}: {c['key']}  ({c['example']})")
+    return causes
+
+
+def _cause(out: pathlib.Path, c: dict, earlier: Optional[dict], known_tests: dict) -> dict:
+    entry = {"key": c["key"], "kind": c["kind"], "count": c["count"], "findings": len(c["findings"]),
+             "example": os.path.relpath(c["findings"][0], out), "statement": c["statement"],
+             "minimal": (c.get("minimal") or {}).get("sql")}
+    if c.get("known"):
+        entry["known"] = c["known"]
+        if c["known"] in known_tests:
+            entry["known_reproducer"] = known_tests[c["known"]]
+    if earlier and earlier.get("reproducer"):
+        entry["reproducer"] = earlier["reproducer"]
+    return entry
+
+
+def _reproduce(out: pathlib.Path, causes, record: dict, deadline: float, say: _Progress) -> None:
+    """Each new cause to a reproducer, while the budget lasts: the minimal queries of the wrong-result
+    causes through one mariadb-test-run call, then the others reduced in turn (most frequent first)."""
+    new = [c for c in causes.root_causes if not c.get("known")]
+    by_key = {c["key"]: c for c in record["causes"]}
+    relation = [c for c in new if c.get("minimal")]
+    if relation and deadline - time.monotonic() >= 3:  # one call, ~10 s: worth a short overrun
+        say.status = f"mariadb-test-run: {len(relation)} minimal queries"
+        say.redraw()
+        causes.verify(out / "verify", keys=[c["key"] for c in relation])
+        for c in relation:
+            v = c.get("verified") or {}
+            by_key[c["key"]]["reproducer"] = {"test": _rel(out, v.get("test")), "verified": bool(v.get("verified")),
+                                              "why": v.get("why", ""), "how": "minimal query"}
+            say.line(f"{'verified' if v.get('verified') else 'not verified'}: {c['key']}: {v.get('why', '')}")
+        (out / "root_causes.json").write_text(json.dumps(causes.to_json(), indent=1) + "\n")
+    else:
+        for c in relation:
+            by_key[c["key"]]["reproducer"] = _out_of_budget("minimal query")
+    rest = [c for c in new if not c.get("minimal") and c["kind"] in REDUCIBLE]
+    for i, c in enumerate(rest):
+        left = deadline - time.monotonic()
+        budget = left / (len(rest) - i)
+        entry = by_key[c["key"]]
+        if budget < _MIN_REDUCE_SECONDS:
+            entry["reproducer"] = _out_of_budget("reduce")
+            continue
+        say.status = f"reducing {c['kind']}: {c['key'][:60]}"
+        say.redraw()
+        try:
+            r = reduce(c["findings"][0], budget=budget * 0.8)
+            test = r.folder / f"{r.record['name']}.test"
+            entry["reproducer"] = {"test": _rel(out, str(test)) if test.exists() else None, "verified": r.verified,
+                                   "why": r.record.get("verification", {}).get("why", ""), "how": "reduce"}
+        except _core.GauntletError as e:  # the finding's folder lacks what a reduction needs
+            entry["reproducer"] = {"test": None, "verified": False, "why": str(e)[:500], "how": "reduce"}
+        say.line(f"{'verified' if entry['reproducer']['verified'] else 'not verified'}: {c['key']}: "
+                 f"{entry['reproducer']['test'] or entry['reproducer']['why']}")
+
+
+def _out_of_budget(how: str) -> dict:
+    return {"test": None, "verified": False, "why": "the hunt's budget ran out before it", "how": how}
+
+
+def _rel(out: pathlib.Path, path: Optional[str]) -> Optional[str]:
+    return os.path.relpath(path, out) if path else None

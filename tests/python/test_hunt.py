@@ -1,0 +1,121 @@
+"""`gauntlet hunt`, the CI main job: exit 1 on a new root cause with its reproducer verified by
+mariadb-test-run, 0 when what it meets is known or nothing, 2 on bad input before any server starts."""
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gauntlet import formats
+from gauntlet.hunts import parse_duration
+from gauntlet.hunts.hunt import _Grammar, _Progress, _schedule
+
+from conftest import REPO
+
+# A known wrong result of MariaDB 10.11 (catalogue entry temporal-conversion-is-null) on a table
+# of its own: TLP finds it in every statement.
+PLANTED = """query_init: CREATE TABLE IF NOT EXISTS tv (e ENUM('a','b'), b VARBINARY(0)) ; INSERT INTO tv VALUES ('a', ''), ('b', '') ;
+query: SELECT e FROM tv WHERE CAST(IFNULL(' 1', e) AS DATE) = b ;
+"""
+HEALTHY = """query_init: CREATE TABLE IF NOT EXISTS tv (e ENUM('a','b'), b VARBINARY(0)) ; INSERT INTO tv VALUES ('a', ''), ('b', '') ;
+query: SELECT e FROM tv WHERE e = 'a' | SELECT COUNT(*) FROM tv WHERE b = '' | SELECT e, b FROM tv ORDER BY e ;
+"""
+
+
+def hunt(tmp_path, *args):
+    return subprocess.run([sys.executable, "-m", "gauntlet", "hunt", *args], cwd=tmp_path, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/bin:/bin"})
+
+
+def test_durations_read_as_ci_people_write_them():
+    assert [parse_duration(t) for t in ("90", "90s", "30m", "2h", "1h30m", 45)] == [90, 90, 1800, 7200, 5400, 45]
+    for bad in ("abc", "", "10x", "-5", 0):
+        with pytest.raises(Exception, match="duration"):
+            parse_duration(bad)
+
+
+def test_the_users_grammars_take_every_other_round():
+    pool = [_Grammar("mine.yy", "mine", True, 2, 10)] + [_Grammar(f"{n}.yy", n, False, 2, 10) for n in "abc"]
+    names = [_schedule(pool, n, seed=1).name for n in range(6)]
+    assert names == ["mine", "a", "mine", "b", "mine", "c"]
+    assert [_schedule(pool, n, seed=2).name for n in range(4)] == ["mine", "b", "mine", "c"]
+    alone = [_Grammar("x.yy", "x", True, 2, 10), _Grammar("y.yy", "y", True, 2, 10)]
+    assert [_schedule(alone, n, seed=1).name for n in range(4)] == ["x", "y", "x", "y"]
+
+
+def test_progress_is_a_bar_on_a_terminal_and_plain_lines_in_a_log():
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    log, tty = io.StringIO(), Tty()
+    for stream in (log, tty):
+        p = _Progress(True, 100, stream)
+        p.status = "round 1: dml.yy"
+        p.redraw()
+        p.line("round 1 dml.yy (seed 1): 10 statements in 1 s, 0 findings")
+        p.done()
+    assert log.getvalue() == "round 1 dml.yy (seed 1): 10 statements in 1 s, 0 findings\n"
+    assert "\r" in tty.getvalue() and "[" in tty.getvalue() and "/100 s  round 1: dml.yy" in tty.getvalue()
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--duration", "soon"], "duration: seconds, or a time such as"),
+    (["--duration", "60", "--grammar", "nosuch.yy"], "nosuch.yy"),
+    (["--duration", "60", "--grammar", "bad.yy"], "bad.yy:2:"),
+    (["--duration", "60", "--known-bugs", "nosuch.toml"], "known_bugs: nosuch.toml: no such file"),
+    (["--duration", "60", "--no-stock"], "grammars: none to hunt with"),
+    (["--duration", "60", "--server", "/nonexistent/mariadbd"], "server: cannot run /nonexistent/mariadbd"),
+    (["--duration", "60", "--options", "space.json"], "space.json"),
+    (["--duration", "60", "--reduce-share", "1.5"], "reduce_share"),
+])
+def test_bad_input_exits_2_naming_it_before_any_server_starts(tmp_path, args, says):
+    (tmp_path / "bad.yy").write_text("query: SELECT 1 ;\nnäme: 1 ;\n")
+    (tmp_path / "space.json").write_text('{"parameters": {"x": []}}')
+    r = hunt(tmp_path, *args, "--out", "out")
+    assert r.returncode == 2, r.stderr
+    assert says in r.stderr, r.stderr
+    assert not (tmp_path / "out" / "rounds").exists()
+
+
+@pytest.mark.slow
+def test_a_new_cause_exits_1_with_a_reproducer_that_mariadb_test_run_verified(tmp_path):
+    (tmp_path / "planted.yy").write_text(PLANTED)
+    r = hunt(tmp_path, "--duration", "30", "--grammar", "planted.yy", "--no-stock", "--threads", "1",
+             "--known-bugs", "none", "--out", "out")
+    assert r.returncode == 1, r.stderr[-3000:]
+    record = json.loads((tmp_path / "out" / "hunt.json").read_text())
+    formats.check("hunt", record, "hunt.json")
+    assert record["rounds"] and all(x["grammar"].endswith("planted.yy") for x in record["rounds"])
+    [cause] = record["causes"]
+    assert cause["key"] == "tlp/norec: temporal" and "known" not in cause
+    assert cause["reproducer"]["verified"], cause
+    test = tmp_path / "out" / cause["reproducer"]["test"]
+    assert "CAST(e AS DATE) = b" in test.read_text()
+    assert "NEW root cause: tlp" in r.stderr and "round 1 planted.yy (seed 1)" in r.stderr  # a CI log's lines
+    assert f"reproducer {cause['reproducer']['test']} (verified by mariadb-test-run)" in r.stdout
+    assert (tmp_path / "out" / "root_causes.json").is_file()
+
+
+@pytest.mark.slow
+def test_a_known_cause_does_not_fail_the_hunt_and_shows_the_catalogues_reproducer(tmp_path):
+    (tmp_path / "planted.yy").write_text(PLANTED)
+    r = hunt(tmp_path, "--duration", "15", "--grammar", "planted.yy", "--no-stock", "--threads", "1", "--out", "out")
+    assert r.returncode == 0, r.stderr[-3000:]
+    record = json.loads((tmp_path / "out" / "hunt.json").read_text())
+    [cause] = record["causes"]
+    assert cause["known"] == "temporal-conversion-is-null"
+    assert cause["known_reproducer"].endswith("06-temporal-conversion-is-null.test")
+    assert "known: temporal-conversion-is-null" in r.stdout
+
+
+@pytest.mark.slow
+def test_a_healthy_grammar_hunts_quietly_again_and_again(tmp_path):
+    (tmp_path / "healthy.yy").write_text(HEALTHY)
+    for attempt in range(2):
+        r = hunt(tmp_path, "--duration", "15", "--grammar", "healthy.yy", "--no-stock", "--seed", str(attempt + 1),
+                 "--known-bugs", "none", "--out", f"out{attempt}")
+        assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+        record = json.loads((tmp_path / f"out{attempt}" / "hunt.json").read_text())
+        assert record["causes"] == [] and sum(x["statements"] for x in record["rounds"]) > 1000

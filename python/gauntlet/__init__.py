@@ -20,6 +20,7 @@ from .oracles import Observation, Oracle, Skip
 from .results import Catalogue, Finding, RunResult, Triage, compare, load_catalogue, triage
 from .runs import Run, Stopped, replay, run
 from .hunts import HuntResult, hunt
+from .reports import report
 from .reduction import Reduction, reduce
 from .combi import Campaign, CampaignResult, OptionSpace, Plan
 from .perf import BenchResult, BestToBest, QueryComparison, ScalingResult, best_to_best, bench, compare_queries, scaling
@@ -28,7 +29,7 @@ __all__ = [
     "bench", "BenchResult", "best_to_best", "BestToBest", "Campaign", "CampaignResult", "Catalogue", "Column", "compare",
     "compare_queries", "Connection", "Coverage", "Finding", "GauntletError", "GenerationError", "Generator",
     "Grammar", "hunt", "HuntResult", "InvalidInput", "load_catalogue", "ManagedServer", "Observation", "OptionSpace", "Oracle", "OutputError", "parse_dsn",
-    "Plan", "QueryComparison", "reduce", "Reduction", "replay", "RuleContext", "Run", "run", "RunResult", "scaling",
+    "Plan", "QueryComparison", "reduce", "Reduction", "replay", "report", "RuleContext", "Run", "run", "RunResult", "scaling",
     "ScalingResult", "Schema", "ServerError", "ServerRefused", "Skip", "split_statements", "Stopped", "Table", "Target",
     "Triage", "triage",
 ]

@@ -7,10 +7,12 @@ import subprocess
 import sys
 
 import pytest
+from lxml import etree
 
 from gauntlet import formats
 from gauntlet.hunts import parse_duration
 from gauntlet.hunts.hunt import _Grammar, _Progress, _schedule
+from gauntlet.reports.junit import XSD
 
 from conftest import REPO
 
@@ -83,7 +85,7 @@ def test_bad_input_exits_2_naming_it_before_any_server_starts(tmp_path, args, sa
 def test_a_new_cause_exits_1_with_a_reproducer_that_mariadb_test_run_verified(tmp_path):
     (tmp_path / "planted.yy").write_text(PLANTED)
     r = hunt(tmp_path, "--duration", "30", "--grammar", "planted.yy", "--no-stock", "--threads", "1",
-             "--known-bugs", "none", "--out", "out")
+             "--known-bugs", "none", "--out", "out", "--junit", "j.xml", "--markdown", "m.md", "--html", "r.html")
     assert r.returncode == 1, r.stderr[-3000:]
     record = json.loads((tmp_path / "out" / "hunt.json").read_text())
     formats.check("hunt", record, "hunt.json")
@@ -96,6 +98,14 @@ def test_a_new_cause_exits_1_with_a_reproducer_that_mariadb_test_run_verified(tm
     assert "NEW root cause: tlp" in r.stderr and "round 1 planted.yy (seed 1)" in r.stderr  # a CI log's lines
     assert f"reproducer {cause['reproducer']['test']} (verified by mariadb-test-run)" in r.stdout
     assert (tmp_path / "out" / "root_causes.json").is_file()
+    # The reports: the grammar's tlp case fails with the verified reproducer; the others pass.
+    doc = etree.parse(str(tmp_path / "j.xml"))
+    assert etree.XMLSchema(etree.parse(str(XSD))).validate(doc)
+    [failed] = [c for c in doc.iter("testcase") if c.find("failure") is not None]
+    assert (failed.get("classname"), failed.get("name")) == ("gauntlet.hunt.planted.yy", "tlp")
+    assert "verified by mariadb-test-run" in failed.find("failure").text and "--die" in failed.find("failure").text
+    assert "**1 new root cause**" in (tmp_path / "m.md").read_text()
+    assert "verify/minimal_001.test" in (tmp_path / "r.html").read_text()
 
 
 @pytest.mark.slow
@@ -111,11 +121,20 @@ def test_a_known_cause_does_not_fail_the_hunt_and_shows_the_catalogues_reproduce
 
 
 @pytest.mark.slow
-def test_a_healthy_grammar_hunts_quietly_again_and_again(tmp_path):
+def test_a_healthy_grammar_hunts_quietly_again_and_again_and_rounds_take_the_option_rows(tmp_path):
     (tmp_path / "healthy.yy").write_text(HEALTHY)
+    (tmp_path / "space.json").write_text('{"parameters": {"join_cache_level": [0, 8], "div_precision_increment": [2, 9]}}')
     for attempt in range(2):
-        r = hunt(tmp_path, "--duration", "15", "--grammar", "healthy.yy", "--no-stock", "--seed", str(attempt + 1),
-                 "--known-bugs", "none", "--out", f"out{attempt}")
+        r = hunt(tmp_path, "--duration", "30", "--round-seconds", "10", "--grammar", "healthy.yy", "--no-stock",
+                 "--seed", str(attempt + 1), "--known-bugs", "none", "--options", "space.json", "--out", f"out{attempt}")
         assert r.returncode == 0, r.stdout + r.stderr[-3000:]
-        record = json.loads((tmp_path / f"out{attempt}" / "hunt.json").read_text())
+        out = tmp_path / f"out{attempt}"
+        record = json.loads((out / "hunt.json").read_text())
         assert record["causes"] == [] and sum(x["statements"] for x in record["rounds"]) > 1000
+        plan = record["settings"]["options"]
+        assert len(plan) == 4 and len(record["rounds"]) >= 2  # the covering array of 2 x 2 values: every pair
+        for n, round_ in enumerate(record["rounds"]):
+            assert round_["options"] == plan[n % len(plan)]
+            server = json.loads(next((out / round_["folder"]).glob("rounds/001/server_variables.json")).read_text())
+            assert str(server["join_cache_level"]) == str(round_["options"]["join_cache_level"])
+            assert str(server["div_precision_increment"]) == str(round_["options"]["div_precision_increment"])

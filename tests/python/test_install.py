@@ -79,3 +79,33 @@ def test_the_installed_package_runs_and_benches_the_stock_workloads(installed):
     assert verdict["format"] >= 1
     runs = (cwd / "bench" / "runs.csv").read_text().splitlines()
     assert len(runs) == 3 and all(line.startswith("default,") for line in runs[1:]), runs
+
+
+@pytest.mark.slow
+def test_the_installed_package_hunts_and_reports_offline(installed):
+    """Issue 41's CI front door from a venv outside the checkout: a hunt with its three reports, the
+    JUnit valid, the HTML rendered by headless chromium without a request, `report` rebuilding them."""
+    from lxml import etree
+    from test_reports import _chromium
+    _, cwd = installed
+    r = gauntlet(installed, "hunt", "--duration", "45", "--out", "D", "--junit", "j.xml", "--markdown", "m.md",
+                 "--html", "r.html")
+    assert r.returncode in (0, 1), r.stderr[-3000:]
+    record = json.loads((cwd / "D" / "hunt.json").read_text())
+    assert len(record["rounds"]) >= 2 and record["settings"]["known_bugs"].endswith("mariadb-10.11.toml")
+    xsd = subprocess.run([str(installed[0].parent / "python"), "-c", "import gauntlet.reports.junit as j; print(j.XSD)"],
+                         capture_output=True, text=True).stdout.strip()
+    schema = etree.XMLSchema(etree.parse(xsd))
+    junit = etree.parse(str(cwd / "j.xml"))
+    assert schema.validate(junit), schema.error_log
+    failures = sum(c.find("failure") is not None for c in junit.iter("testcase"))
+    assert (failures > 0) == (r.returncode == 1)
+    dom, urls, _ = _chromium(cwd / "r.html", cwd, "hunt")
+    assert urls == set() and 'data:image/png;base64,' in dom
+    assert dom.count('class="cause') == len(record["causes"])
+    again = gauntlet(installed, "report", "D", "--junit", "j2.xml", "--markdown", "m2.md")
+    assert again.returncode == 0, again.stderr
+    names = [[(c.get("classname"), c.get("name")) for c in etree.parse(str(cwd / f)).iter("testcase")]
+             for f in ("j.xml", "j2.xml")]
+    assert names[0] == names[1]
+    assert (cwd / "m2.md").read_text() == (cwd / "m.md").read_text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..hunts import ORACLES, hunt
+from .report import add_report_flags, write_reports
 
 
 def add_hunt(sub) -> None:
@@ -34,6 +35,7 @@ def add_hunt(sub) -> None:
     h.add_argument("--reduce-share", type=float, default=0.25,
                    help="at most this share of the budget is kept for the new causes' reproducers (default 0.25)")
     h.add_argument("--oracle", default=ORACLES, help=f"the checks (default {ORACLES})")
+    add_report_flags(h)
     h.set_defaults(func=_hunt)
 
 
@@ -44,4 +46,5 @@ def _hunt(args: argparse.Namespace) -> int:
                   reduce_share=args.reduce_share, oracles=args.oracle, with_stock=not args.no_stock, progress=True)
     print(result.text())
     print(f"results: {result.folder} (hunt.json, root_causes.json, rounds/)")
+    write_reports(args, result.folder)
     return result.exit_code

@@ -25,6 +25,7 @@ from ..runs import Stopped, templates
 from ..runs.plan import RUN_DEFAULTS
 from ..server import ManagedServer, ServerError, parse_target_flag
 from .hunt import add_hunt
+from .report import add_report, add_report_flags, write_reports
 from .known_bugs import add_known_bugs
 
 # Settings whose value is text (the others are numbers or flags, checked by run()).
@@ -129,6 +130,7 @@ def _run(args: argparse.Namespace) -> int:
             if finding.get("known") or finding["kind"] not in REDUCIBLE:
                 continue
             print(result.reduce(finding, budget=args.reduce_budget, progress=True))
+    write_reports(args, result.out)
     return result.exit_code
 
 
@@ -379,6 +381,7 @@ def _add_run(sub) -> None:
                         "(OUT/findings/ID/repro)")
     r.add_argument("--reduce-budget", type=float, default=600, metavar="SECONDS",
                    help="seconds per finding for --reduce (default 600)")
+    add_report_flags(r)
     r.set_defaults(func=_run)
 
 
@@ -583,8 +586,8 @@ def _cache_clear(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gauntlet", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_gensql, _add_run, add_hunt, _add_reduce, _add_triage, _add_replay, _add_plans, _add_bench, _add_server,
-                _add_cache, add_known_bugs):
+    for add in (_add_gensql, _add_run, add_hunt, add_report, _add_reduce, _add_triage, _add_replay, _add_plans, _add_bench,
+                _add_server, _add_cache, add_known_bugs):
         add(sub)
     return parser
 

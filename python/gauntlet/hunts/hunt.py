@@ -210,7 +210,7 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     a round's length (default: an eighth of the hunting time, 15 s to 5 min); ``reduce_share``: at
     most this share of the budget is kept for checking and reducing new causes."""
     total = parse_duration(duration)
-    out = writable_folder("out", out)
+    out = writable_folder("out", out).resolve()  # root_causes.json names findings by absolute path
     seed = int(number_argument("seed", seed, whole=True))
     if threads is not None:
         threads = int(number_argument("threads", threads, low=1, whole=True))
@@ -252,6 +252,8 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
             g = _schedule(pool, n, seed)
             record["rounds"].append(_round(out, n, g, seconds, seed, server, plan, known_bugs, oracles, say))
             causes = _causes(out, known_bugs, known_tests, record, say)
+            record["seconds"] = time.monotonic() - t0
+            _save(out, record)  # readable (gauntlet report) while the hunt goes on
             n += 1
         if causes is not None:
             _reproduce(out, causes, record, t0 + total, say)
@@ -261,8 +263,14 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     finally:
         record["seconds"] = time.monotonic() - t0
         say.done()
-        (out / "hunt.json").write_text(json.dumps(stamped("hunt", record), indent=1) + "\n")
+        _save(out, record)
     return HuntResult(out, stamped("hunt", record))
+
+
+def _save(out: pathlib.Path, record: dict) -> None:
+    tmp = out / "hunt.json.tmp"
+    tmp.write_text(json.dumps(stamped("hunt", record), indent=1) + "\n")
+    tmp.replace(out / "hunt.json")
 
 
 def _reserve(causes: list) -> float:

@@ -397,12 +397,19 @@ void Executor::Supervise(const Tick& tick) {
 }
 
 void Executor::WatchOracles(double at) {
-  for (const auto& oracle : oracles_)
-    for (Finding& f : oracle->Watch()) {
+  watched_.resize(oracles_.size());
+  for (size_t i = 0; i < oracles_.size(); ++i) {
+    std::vector<Finding> found = oracles_[i]->Watch();
+    if (oracles_[i]->Watches()) {
+      watched_[i].passed += found.empty();
+      watched_[i].fired += found.size();
+    }
+    for (Finding& f : found) {
       f.at = at;
-      if (f.oracle.empty() || f.oracle == "crash") f.oracle = oracle->name();
+      if (f.oracle.empty() || f.oracle == "crash") f.oracle = oracles_[i]->name();
       shared_->AddFinding(std::move(f));
     }
+  }
 }
 
 // A run that reached its end having tested nothing fails (exit 2) rather
@@ -444,7 +451,10 @@ RunResult Executor::Gather(double end) {
   result.threads = options_.threads;
   result.seed = options_.seed;
   result.rate = options_.rate;
-  for (const auto& o : oracles_) result.oracles[o->name()];
+  for (size_t i = 0; i < oracles_.size(); ++i) {
+    OracleStats& stats = result.oracles[oracles_[i]->name()];
+    if (i < watched_.size()) stats.Add(watched_[i]);
+  }
   for (const Target& t : targets_) result.targets.push_back(TargetStats{t.name, {}, {}, {}});
   for (auto& w : workers_) {
     result.queries += w->queries;

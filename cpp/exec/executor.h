@@ -151,6 +151,7 @@ class Executor {
   std::vector<Target> targets_;
   RunOptions options_;
   Oracles oracles_;
+  std::vector<OracleStats> watched_;  // what Watch() found, by oracle (the supervisor's thread only)
   std::unique_ptr<Shared> shared_;
   std::vector<std::unique_ptr<Worker>> workers_;
 };

@@ -93,6 +93,9 @@ class Oracle {
   virtual Verdict Check(const Observation& o) = 0;
   // Findings that do not follow a statement; from the watchdog thread.
   virtual std::vector<Finding> Watch() { return {}; }
+  // True when Watch() is its check (the error log, read each second): each
+  // read counts in its stats as checked, passed or fired.
+  virtual bool Watches() const { return false; }
 };
 
 }  // namespace gauntlet

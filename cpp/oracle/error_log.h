@@ -31,6 +31,7 @@ class ErrorLogOracle : public Oracle {
   std::string name() const override { return "errorlog"; }
   Verdict Check(const Observation&) override { return Verdict::NotApplicable(); }
   std::vector<Finding> Watch() override;
+  bool Watches() const override { return true; }
 
  private:
   struct Tail {

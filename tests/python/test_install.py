@@ -19,7 +19,7 @@ def installed(tmp_path_factory):
     venv = tmp / "venv"
     subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(venv)], check=True)
     source = tmp / "src"
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns("build*", "_core*.so", ".git", "demo-run",
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns("build*", "_core*.so", ".git", "demo-run", "demo-hunt",
                                                                   "gauntlet-bench", "__pycache__"))
     r = subprocess.run([str(venv / "bin" / "pip"), "install", "--no-build-isolation", "--no-index", "."],
                        cwd=source, capture_output=True, text=True)

@@ -222,8 +222,13 @@ def test_errorlog_fires_on_an_error_line_and_is_quiet_otherwise(tmp_path):
     assert kinds == [("error-log", "errorlog")], r.table()
     assert "log_error_if(1) reports a damaged page" in r.findings[0]["detail"]
     assert r.findings[0]["signature"] == "error-log: [ERROR] gauntlet test: log_error_if(N) reports a damaged page"
+    # Each read of the log counts: the run that fired says so (it said "0 checked" once).
+    stats = r.summary()["oracles"]["errorlog"]
+    assert stats["fired"] >= 1 and stats["checked"] == stats["passed"] + stats["fired"], stats
     quiet = gauntlet.run(OPTIMIZER, threads=2, duration=5, out=tmp_path / "quiet", oracles="errorlog")
     assert not quiet.findings
+    stats = quiet.summary()["oracles"]["errorlog"]
+    assert stats["fired"] == 0 and stats["passed"] >= 5 and stats["checked"] == stats["passed"], stats
 
 
 def test_same_crash_twice_is_one_signature_and_known_bugs_mark_it(tmp_path):

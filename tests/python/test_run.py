@@ -265,6 +265,27 @@ def test_cli_run_config_file_and_flags(tmp_path):
     assert r.returncode == 2 and "threads" in r.stderr
 
 
+def test_a_config_file_may_spell_a_key_as_its_flag_and_an_unknown_key_names_the_known(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+    config = tmp_path / "run.toml"
+    config.write_text(f'grammar = "{REPO / "grammars" / "optimizer.yy"}"\nqueries = 20\nduration = 0\n'
+                      f'threads = 1\noracle = "tlp"\nout = "{tmp_path / "out"}"\n')
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--config", str(config)], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    assert "tlp" in json.loads((tmp_path / "out" / "summary.json").read_text())["oracles"]
+    both = tmp_path / "both.json"
+    both.write_text('{"oracle": "tlp", "oracles": ["norec"]}')
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--config", str(both)], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "both 'oracle' and 'oracles'" in r.stderr
+    typo = tmp_path / "typo.json"
+    typo.write_text('{"oracels": "tlp"}')
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--config", str(typo)], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "unknown setting(s) oracels; known: " in r.stderr and "oracles" in r.stderr
+
+
 def test_cli_server_start_and_stop(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
     r = subprocess.run([sys.executable, "-m", "gauntlet", "server", "start", "--dir", str(tmp_path / "s"),
@@ -408,3 +429,25 @@ def test_errors_come_with_examples(tmp_path):
     assert 1 <= len(e["examples"]) <= 3
     assert e["examples"][0]["statement"] == "SELECT * FROM no_such_table_"
     assert "no_such_table_" in e["examples"][0]["message"]
+
+
+def test_a_runs_servers_stop_at_once():
+    """Day-one bug: a 45 s run with two targets took 54.8 s; its servers stopped one after another
+    (and every command imported scipy). The stops now overlap."""
+    import threading
+    from gauntlet.runs.execute import _stop_all
+
+    spans = []
+
+    class Server:
+        def stop(self):
+            begin = time.monotonic()
+            time.sleep(0.3)
+            spans.append((begin, time.monotonic(), threading.get_ident()))
+
+    _stop_all([Server(), Server(), Server()])
+    assert len(spans) == 3
+    assert max(b for b, _, _ in spans) < min(e for _, e, _ in spans)  # every stop began before any ended
+    out = subprocess.run([sys.executable, "-c", "import sys, gauntlet; print('scipy' in sys.modules)"],
+                         env={**os.environ, "PYTHONPATH": str(REPO / "python")}, capture_output=True, text=True)
+    assert out.stdout.strip() == "False"

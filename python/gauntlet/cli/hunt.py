@@ -46,5 +46,5 @@ def _hunt(args: argparse.Namespace) -> int:
                   reduce_share=args.reduce_share, oracles=args.oracle, with_stock=not args.no_stock, progress=True)
     print(result.text())
     print(f"results: {result.folder} (hunt.json, root_causes.json, rounds/)")
-    write_reports(args, result.folder)
+    write_reports(args, args.out)  # the folder as the user named it
     return result.exit_code

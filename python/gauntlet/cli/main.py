@@ -31,6 +31,8 @@ from .known_bugs import add_known_bugs
 # Settings whose value is text (the others are numbers or flags, checked by run()).
 _TEXT = {"grammar": str, "data": str, "server": str, "out": str, "known_bugs": str}
 _LISTS = ("redefine", "mysqld", "oracles")
+# Settings whose flag is singular (repeated on the command line); a config file may use either spelling.
+_FLAG_SPELLINGS = {"oracle": "oracles", "target": "targets"}
 
 
 def _gensql(args: argparse.Namespace) -> int:
@@ -80,6 +82,11 @@ def _read_config(path: str) -> dict:
         raise InvalidInput(f"{path}: a config file holds settings by name (a JSON object or TOML table), "
                            f"not a {type(config).__name__}")
     config = {k.replace("-", "_"): v for k, v in config.items()}
+    for flag, key in _FLAG_SPELLINGS.items():  # a key spelt as its flag: --oracle, --target
+        if flag in config:
+            if key in config:
+                raise InvalidInput(f"{path}: both {flag!r} and {key!r}: give one")
+            config[key] = config.pop(flag)
     unknown = sorted(set(config) - set(RUN_DEFAULTS))
     if unknown:
         raise InvalidInput(f"{path}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(RUN_DEFAULTS)}")

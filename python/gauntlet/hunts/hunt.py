@@ -16,6 +16,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -150,6 +151,9 @@ class HuntResult:
         for c in sorted(r["causes"], key=lambda c: bool(c.get("known"))):
             what = f"known: {c['known']}" if c.get("known") else "NEW"
             lines.append(f"  {what:<40} {c['kind']} x{c['count']}: {c['key']}")
+            query = " ".join((c.get("minimal") or c["statement"]).split())
+            lines.append(f"      {'minimal' if c.get('minimal') else 'statement'}: "
+                         f"{query if len(query) <= 300 else query[:300] + ' ...'}")
             repro = c.get("reproducer")
             if c.get("known_reproducer"):
                 lines.append(f"      reproducer {c['known_reproducer']} (the catalogue's)")
@@ -228,6 +232,7 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
         if not os.path.isfile(known_bugs):
             raise _core.InvalidInput(f"known_bugs: {known_bugs}: no such file")
     pool = _grammars(grammars, threads, with_stock)
+    _clear(out)
     # The catalogue's own reproducers, shown with the known causes they stand for.
     known_tests = ({b.name: str(b.reproducer) for b in load_catalogue(known_bugs).bugs}
                    if known_bugs and known_bugs.endswith(".toml") else {})
@@ -265,6 +270,15 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
         say.done()
         _save(out, record)
     return HuntResult(out, stamped("hunt", record))
+
+
+def _clear(out: pathlib.Path) -> None:
+    """A hunt's own files of an earlier hunt into the same folder: its rounds would count again."""
+    for name in ("rounds", "verify"):
+        if (out / name).is_dir():
+            shutil.rmtree(out / name)
+    for name in ("hunt.json", "root_causes.json"):
+        (out / name).unlink(missing_ok=True)
 
 
 def _save(out: pathlib.Path, record: dict) -> None:

@@ -21,9 +21,15 @@ import math
 from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from scipy import stats
 
 from .. import _core
+
+
+def _scipy_stats():
+    # Imported when a verdict is computed, not with gauntlet: scipy takes ~0.4 s to import, which
+    # every command (a run, a hunt's rounds) paid before.
+    from scipy import stats
+    return stats
 
 
 @dataclasses.dataclass
@@ -159,7 +165,7 @@ def runs_needed(ratio: float, noise: float, threshold: float, alpha: float = 0.0
     with margin the estimate's distance (in log ratio) from that boundary (at least a quarter of
     the threshold), and at least what Mann-Whitney needs to reach ``alpha`` at all (4 a side for
     0.05: its smallest two-sided p-value is 2 / C(2n, n))."""
-    zz = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    zz = _scipy_stats().norm.ppf(1 - alpha / 2) + _scipy_stats().norm.ppf(power)
     effect = abs(math.log(ratio))
     margin = max(abs(effect - math.log(1 + threshold)), math.log(1 + threshold) / 4)
     n = int(math.ceil(2 * (zz * max(noise, 1e-6) / margin) ** 2))
@@ -185,14 +191,14 @@ def compare(a: Sequence[float], b: Sequence[float], *, metric: str = "throughput
     # The interval from the order statistics of the pairwise log ratios, at Mann-Whitney's
     # critical count (normal approximation).
     na, nb = len(a), len(b)
-    z = stats.norm.ppf(1 - alpha / 2)
+    z = _scipy_stats().norm.ppf(1 - alpha / 2)
     k = int(math.floor(na * nb / 2 - z * math.sqrt(na * nb * (na + nb + 1) / 12)))
     k = max(0, min(k, len(logs) // 2))
     interval = (float(math.exp(logs[k])), float(math.exp(logs[len(logs) - 1 - k])))
-    p = float(stats.mannwhitneyu(b, a, alternative="two-sided").pvalue)
+    p = float(_scipy_stats().mannwhitneyu(b, a, alternative="two-sided").pvalue)
     noise = float(math.sqrt((np.var(np.log(a), ddof=1) * (na - 1) + np.var(np.log(b), ddof=1) * (nb - 1))
                             / (na + nb - 2)))
-    zz = z + stats.norm.ppf(power)
+    zz = z + _scipy_stats().norm.ppf(power)
     detectable = float(zz * noise * math.sqrt(1 / na + 1 / nb))
     worse = (lambda lo, hi: hi < 1 - threshold) if higher_is_better else (lambda lo, hi: lo > 1 + threshold)
     better = (lambda lo, hi: lo > 1 + threshold) if higher_is_better else (lambda lo, hi: hi < 1 - threshold)
@@ -258,12 +264,12 @@ def query_classes(timings: Sequence[tuple], *, threshold: float = 0.10, alpha: f
             continue
         a, b = np.asarray(a), np.asarray(b)
         logs = np.sort(np.log(b) - np.log(a))
-        k = int(stats.binom.ppf(alpha / 2, n, 0.5))  # the interval's order statistics: k-th from each end
+        k = int(_scipy_stats().binom.ppf(alpha / 2, n, 0.5))  # the interval's order statistics: k-th from each end
         k = max(0, min(k - 1, n // 2))
         interval = (float(math.exp(logs[k])), float(math.exp(logs[n - 1 - k])))
         slower = int((logs > 0).sum())
         decided = slower + int((logs < 0).sum())
-        p = float(stats.binomtest(slower, decided, 0.5).pvalue) if decided else 1.0
+        p = float(_scipy_stats().binomtest(slower, decided, 0.5).pvalue) if decided else 1.0
         lo, hi = interval
         if p < alpha and lo > 1 + threshold:
             verdict = "slower"

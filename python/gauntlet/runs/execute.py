@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import signal
@@ -61,11 +62,11 @@ def _run_claimed(workload, info: dict, plan: RunPlan, interrupts: Interrupts):
         raise
     finally:
         try:
-            for managed in started:
-                if plan.keep_server:
+            if plan.keep_server:
+                for managed in started:
                     managed.detach()  # `gauntlet server stop --dir OUT/server` stops it
-                else:
-                    managed.stop()
+            else:
+                _stop_all(started)
         finally:
             if summary is None:  # an unexpected error: still leave a summary
                 summary = _core.empty_summary()
@@ -74,6 +75,17 @@ def _run_claimed(workload, info: dict, plan: RunPlan, interrupts: Interrupts):
                                     "message": "".join(traceback.format_exception_only(*sys.exc_info()[:2])).strip()}
             _write_summary(summary, info, plan, interrupts)
     return summary, timeline
+
+
+def _stop_all(started: list) -> None:
+    """Stops the run's servers at once (each shutdown waits for its server, ~0.4 s here)."""
+    if len(started) < 2:
+        for managed in started:
+            managed.stop()
+        return
+    with concurrent.futures.ThreadPoolExecutor(len(started)) as pool:
+        for done in [pool.submit(m.stop) for m in started]:
+            done.result()
 
 
 def _prepare_targets(plan: RunPlan, info: dict, interrupts: Interrupts, started: list):

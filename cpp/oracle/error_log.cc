@@ -13,6 +13,10 @@ std::vector<std::string> ErrorLogOracle::DefaultPatterns() {
           R"(safe_mutex:)", R"(AddressSanitizer|ThreadSanitizer|runtime error:)"};
 }
 
+std::vector<std::string> ErrorLogOracle::DefaultIgnore() {
+  return {R"(Deadlock found when trying to get lock)", R"(Lock wait timeout exceeded)"};
+}
+
 namespace {
 std::vector<std::regex> Compile(const std::vector<std::string>& texts, const char* what) {
   std::vector<std::regex> out;

@@ -25,9 +25,12 @@ class ErrorLogOracle : public Oracle {
     std::string path;
   };
   static std::vector<std::string> DefaultPatterns();
+  // Lines that match a pattern but tell of a statement's ordinary error, not
+  // the server's: a deadlock or lock wait timeout the server also logged.
+  static std::vector<std::string> DefaultIgnore();
   // Throws InvalidInput naming a pattern that is no regular expression.
   ErrorLogOracle(std::vector<Log> logs, const std::vector<std::string>& patterns = DefaultPatterns(),
-                 const std::vector<std::string>& ignore = {});
+                 const std::vector<std::string>& ignore = DefaultIgnore());
   std::string name() const override { return "errorlog"; }
   Verdict Check(const Observation&) override { return Verdict::NotApplicable(); }
   std::vector<Finding> Watch() override;

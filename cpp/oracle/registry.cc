@@ -38,10 +38,12 @@ std::vector<std::shared_ptr<Oracle>> MakeOracles(const std::vector<std::string>&
       std::vector<ErrorLogOracle::Log> logs;
       for (const Target& t : targets)
         if (t.probe != nullptr && !t.probe->ErrorLog().empty()) logs.push_back({t.name, t.probe->ErrorLog()});
+      std::vector<std::string> ignore = ErrorLogOracle::DefaultIgnore();
+      ignore.insert(ignore.end(), settings.error_log_ignore.begin(), settings.error_log_ignore.end());
       oracles.push_back(std::make_shared<ErrorLogOracle>(
           std::move(logs),
           settings.error_log_patterns.empty() ? ErrorLogOracle::DefaultPatterns() : settings.error_log_patterns,
-          settings.error_log_ignore));
+          ignore));
     } else if (name == "tlp") {
       oracles.push_back(std::make_shared<TlpOracle>());
     } else if (name == "norec") {

@@ -485,6 +485,19 @@ TEST(ErrorLog, NormalizedLinesAndNewLinesOnly) {
   EXPECT_NE(rest[0].signature.find("half a line"), std::string::npos);
 }
 
+TEST(ErrorLog, AStatementsDeadlockTheServerLoggedIsNoFinding) {
+  // Seen in a partitions hunt: the server logged a statement's deadlock as [ERROR].
+  const std::string path = testing::TempDir() + "/gauntlet_errorlog_deadlock.err";
+  std::ofstream(path) << "";
+  ErrorLogOracle oracle({{"a", path}});
+  std::ofstream(path, std::ios::app)
+      << "2026-12-06 20:02:20 6 [ERROR] mariadbd: Deadlock found when trying to get lock; try restarting transaction\n"
+      << "2026-12-06 20:02:21 6 [ERROR] mariadbd: Lock wait timeout exceeded; try restarting transaction\n";
+  EXPECT_TRUE(oracle.Watch().empty());
+  std::ofstream(path, std::ios::app) << "2026-12-06 20:02:22 6 [ERROR] InnoDB: something else\n";
+  EXPECT_EQ(oracle.Watch().size(), 1u);
+}
+
 TEST(FindingLog, OnePerSignatureKnownBugsMarked) {
   const std::string dir = testing::TempDir() + "/gauntlet_findings_test";
   std::filesystem::remove_all(dir);

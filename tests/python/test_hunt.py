@@ -138,3 +138,27 @@ def test_a_healthy_grammar_hunts_quietly_again_and_again_and_rounds_take_the_opt
             server = json.loads(next((out / round_["folder"]).glob("rounds/001/server_variables.json")).read_text())
             assert str(server["join_cache_level"]) == str(round_["options"]["join_cache_level"])
             assert str(server["div_precision_increment"]) == str(round_["options"]["div_precision_increment"])
+
+
+# A crash of MariaDB 10.11 (catalogue entry json-extract-null-safe-crash) between plain statements.
+CRASHING = """query_init: CREATE TABLE IF NOT EXISTS tj (c CHAR(5)) ; INSERT INTO tj VALUES ('zz') ;
+query: ==FACTOR:300== SELECT _digit | SELECT COUNT(*) FROM tj WHERE JSON_EXTRACT('{}', '$') <=> UNHEX(c) ;
+"""
+
+
+@pytest.mark.slow
+def test_a_new_crash_is_reduced_within_the_hunts_budget(tmp_path):
+    (tmp_path / "crashing.yy").write_text(CRASHING)
+    r = hunt(tmp_path, "--duration", "70", "--reduce-share", "0.6", "--grammar", "crashing.yy", "--no-stock",
+             "--threads", "1", "--known-bugs", "none", "--out", "out")
+    assert r.returncode == 1, r.stderr[-3000:]
+    record = json.loads((tmp_path / "out" / "hunt.json").read_text())
+    assert record["seconds"] < 70 + 10, record["seconds"]  # the reduction is killed at the deadline
+    [crash] = [c for c in record["causes"] if c["kind"] == "crash"]
+    assert "Item_func_json_extract" in crash["key"]
+    repro = crash["reproducer"]
+    assert repro["how"] == "reduce"
+    if repro["verified"]:  # in the time left, usually: then its test case is there and names the crash
+        assert "JSON_EXTRACT" in (tmp_path / "out" / repro["test"]).read_text()
+    else:
+        assert repro["why"], repro

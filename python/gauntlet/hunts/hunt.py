@@ -17,6 +17,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -27,7 +28,7 @@ from ..arguments import number_argument, path_argument, writable_folder
 from ..combi import OptionSpace, row_mysqld
 from ..formats import read_json, stamped
 from ..grammar import Grammar
-from ..reduction import REDUCIBLE, reduce
+from ..reduction import REDUCIBLE, Reduction
 from ..results import load_catalogue, triage
 from ..runs import Stopped, run
 from ..server.managed import DEFAULT_BINARY
@@ -374,15 +375,36 @@ def _reproduce(out: pathlib.Path, causes, record: dict, deadline: float, say: _P
             continue
         say.status = f"reducing {c['kind']}: {c['key'][:60]}"
         say.redraw()
-        try:
-            r = reduce(c["findings"][0], budget=budget * 0.8)
+        r, why = _reduce_within(c["findings"][0], budget)
+        if r is None:
+            entry["reproducer"] = {"test": None, "verified": False, "why": why, "how": "reduce"}
+        else:
             test = r.folder / f"{r.record['name']}.test"
             entry["reproducer"] = {"test": _rel(out, str(test)) if test.exists() else None, "verified": r.verified,
                                    "why": r.record.get("verification", {}).get("why", ""), "how": "reduce"}
-        except _core.GauntletError as e:  # the finding's folder lacks what a reduction needs
-            entry["reproducer"] = {"test": None, "verified": False, "why": str(e)[:500], "how": "reduce"}
         say.line(f"{'verified' if entry['reproducer']['verified'] else 'not verified'}: {c['key']}: "
                  f"{entry['reproducer']['test'] or entry['reproducer']['why']}")
+
+
+def _reduce_within(finding: str, seconds: float):
+    """gauntlet reduce in a process of its own, killed (its servers with it) at the deadline: the
+    reduction's budget bounds its stages, not its first reproductions nor mariadb-test-run's check,
+    and a hunt must end on time. (Reduction, "") or (None, why)."""
+    package = str(pathlib.Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")]))}
+    code = "import sys, gauntlet; gauntlet.reduce(sys.argv[1], budget=float(sys.argv[2]))"
+    p = subprocess.Popen([sys.executable, "-c", code, finding, str(seconds * 0.5)], env=env, start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = p.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return None, "the reduction did not finish within the hunt's budget"
+    try:
+        return Reduction.load(finding), ""
+    except (_core.GauntletError, OSError):
+        return None, (err.strip().splitlines() or ["the reduction wrote nothing"])[-1][:500]
 
 
 def _out_of_budget(how: str) -> dict:

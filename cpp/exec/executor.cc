@@ -334,7 +334,6 @@ void Executor::StartWorkers() {
     if (options_.statement_log && !options_.out_dir.empty()) {
       w->log_name = "statements-" + std::to_string(w->id) + ".jsonl";
       w->log.open(std::filesystem::path(options_.out_dir) / w->log_name);
-      w->log << StatementLogLine::Header(w->id) << '\n' << std::flush;
       if (!w->log) throw OutputError(options_.out_dir + "/" + w->log_name, std::strerror(errno));
     }
     workers_.push_back(std::move(w));

@@ -46,7 +46,7 @@ StatementLogLine FromJson(const json& j) {
 }  // namespace
 
 std::string StatementLogLine::Serialize() const {
-  json line = {{"seq", seq}, {"thread", thread}, {"query", query}, {"piece", piece}, {"start", start},
+  json line = {{"format", FormatVersion("statement")}, {"seq", seq}, {"thread", thread}, {"query", query}, {"piece", piece}, {"start", start},
                {"end", end}, {"outcome", outcome}, {"error", error}, {"sql", sql}};
   if (!target_ms.empty()) line["target_ms"] = target_ms;
   if (!key.is_null()) line["key"] = key;
@@ -57,13 +57,6 @@ std::string StatementLogLine::Serialize() const {
     line["sql_hex"] = Hex(sql);
     return line.dump(-1, ' ', false, json::error_handler_t::replace);
   }
-}
-
-std::string StatementLogLine::Header(int thread) {
-  return json{{"header", "gauntlet statement log"}, {"format", FormatVersion("statement")}, {"thread", thread},
-              {"time", "start and end in seconds since the run started, as the timeline's t"},
-              {"order", "seq: the order in which statements started, across all sessions"}}
-      .dump();
 }
 
 std::vector<StatementLogLine> ReadStatementLog(const std::string& file) {
@@ -78,13 +71,11 @@ std::vector<StatementLogLine> ReadStatementLog(const std::string& file) {
     json j;
     try {
       j = json::parse(line);
-      if (j.contains("header")) {
-        if (j.value("format", 0) > FormatVersion("statement"))
-          throw InvalidInput({file, number, 0}, "a statement log of format " + std::to_string(j.value("format", 0)) +
-                                                    ", newer than this Gauntlet reads (" +
-                                                    std::to_string(FormatVersion("statement")) + ")");
-        continue;
-      }
+      if (j.value("format", 0) > FormatVersion("statement"))
+        throw InvalidInput({file, number, 0}, "a statement log of format " + std::to_string(j.value("format", 0)) +
+                                                  ", newer than this Gauntlet reads (" +
+                                                  std::to_string(FormatVersion("statement")) + ")");
+      if (j.contains("header")) continue;  // format 1 began with a header line
       lines.push_back(FromJson(j));
     } catch (const InvalidInput&) {
       throw;

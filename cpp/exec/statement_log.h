@@ -30,7 +30,6 @@ struct StatementLogLine {
   // The line as written (without the newline).
   std::string Serialize() const;
   // The header line of session `thread`'s log.
-  static std::string Header(int thread);
 };
 
 // Every statement line of `file`, in file order. A torn last line (a run

@@ -47,7 +47,9 @@ TEST(StatementLog, WhatIsWrittenReadsBackExactlyBinarySqlIncluded) {
   b.key = {{"seed", 7}};
   {
     std::ofstream out(path);
-    out << StatementLogLine::Header(2) << '\n' << a.Serialize() << '\n' << b.Serialize() << '\n' << "{\"seq\": 5, \"thr";
+    // A format-1 header line (older logs began with one) is skipped.
+    out << R"({"header": "gauntlet statement log", "format": 1, "thread": 2})" << '\n' << a.Serialize() << '\n'
+        << b.Serialize() << '\n' << "{\"seq\": 5, \"thr";
   }
   const auto lines = ReadStatementLog(path.string());  // the torn last line is dropped
   ASSERT_EQ(lines.size(), 2u);
@@ -62,12 +64,13 @@ TEST(StatementLog, WhatIsWrittenReadsBackExactlyBinarySqlIncluded) {
 
 TEST(StatementLog, ANewerFormatIsRefusedNamingTheFileAndLine) {
   const auto path = std::filesystem::temp_directory_path() / ("gauntlet-new-" + std::to_string(getpid()) + ".jsonl");
-  std::ofstream(path) << R"({"header": "gauntlet statement log", "format": 999, "thread": 1})" << "\n";
+  std::ofstream(path) << R"({"format": 2, "seq": 0, "thread": 1, "sql": "SELECT 1"})" << "\n"
+                      << R"({"format": 999, "seq": 1, "thread": 1, "sql": "SELECT 1"})" << "\n";
   try {
     ReadStatementLog(path.string());
     FAIL() << "a newer format was read";
   } catch (const InvalidInput& e) {
-    EXPECT_EQ(e.where().line, 1);
+    EXPECT_EQ(e.where().line, 2);
     EXPECT_NE(e.message().find("newer"), std::string::npos) << e.message();
   }
   std::filesystem::remove(path);

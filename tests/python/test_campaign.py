@@ -76,7 +76,11 @@ def test_every_row_runs_and_a_refused_combination_is_recorded(campaign):
         assert [f["kind"] for f in r["findings"]] == ["crash"]
     for r in result.rows:
         assert (out / "rows" / f"{r['row'] + 1:03d}" / "summary.json").exists()
+        if r["status"] == "passed":  # day-one bug: rows lacked throughput and latency
+            assert r["statements_per_second"] > 0 and 0 < r["latency_ms"]["p50"] <= r["latency_ms"]["p99"], r
         assert "plugin-dir=" + str(UDF_DIR) == r["mysqld"][0]
+    frame = result.to_pandas()
+    assert {"statements_per_second", "p50_ms", "p95_ms", "p99_ms"} <= set(frame.columns)
     assert "optimizer_switch=mrr=" in " ".join(result.rows[0]["mysqld"])
     assert "invalid" in repr(result) and "failing pair" in result.table()
 

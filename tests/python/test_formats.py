@@ -48,14 +48,14 @@ def test_a_run_written_by_cpp_fits_the_formats_python_reads(tmp_path):
 def test_a_statement_log_written_by_python_is_read_by_cpp(tmp_path):
     """The other direction: lines made from the schema's fields, one of them not UTF-8 (sql_hex)."""
     log = tmp_path / "statements-1.jsonl"
-    header = {"header": "gauntlet statement log", "format": formats.version("statement"), "thread": 1}
-    rows = [{"seq": 0, "thread": 1, "query": 0, "piece": 0, "start": 0.0, "end": 0.1, "outcome": "ok", "error": 0,
-             "sql": "SELECT 1"},
-            {"seq": 1, "thread": 1, "query": 1, "piece": 0, "start": 0.2, "end": 0.3, "outcome": "crash",
+    v = formats.version("statement")
+    rows = [{"format": v, "seq": 0, "thread": 1, "query": 0, "piece": 0, "start": 0.0, "end": 0.1, "outcome": "ok",
+             "error": 0, "sql": "SELECT 1"},
+            {"format": v, "seq": 1, "thread": 1, "query": 1, "piece": 0, "start": 0.2, "end": 0.3, "outcome": "crash",
              "error": 2013, "sql_hex": b"SELECT '\xff'".hex()}]
-    for record in [header, *rows]:
+    for record in rows:
         formats.check("statement", record)
-    log.write_text("".join(json.dumps(x) + "\n" for x in [header, *rows]))
+    log.write_text("".join(json.dumps(x) + "\n" for x in rows))
     read = _core.read_statement_log(str(log))
     assert [x["sql"] for x in read] == ["SELECT 1", b"SELECT '\xff'"]
     assert [(x["seq"], x["outcome"], x["error"]) for x in read] == [(0, "ok", 0), (1, "crash", 2013)]
@@ -66,7 +66,7 @@ def test_a_statement_log_written_by_python_is_read_by_cpp(tmp_path):
 @pytest.mark.foreign_files
 def test_a_file_of_a_newer_format_is_refused_naming_it(tmp_path):
     log = tmp_path / "statements-1.jsonl"
-    log.write_text(json.dumps({"header": "gauntlet statement log", "format": 99, "thread": 1}) + "\n")
+    log.write_text(json.dumps({"format": 99, "seq": 0, "thread": 1, "sql": "SELECT 1"}) + "\n")
     with pytest.raises(_core.InvalidInput, match=r"statements-1.jsonl:1.*format 99, newer"):
         _core.read_statement_log(str(log))
     run = tmp_path / "run"

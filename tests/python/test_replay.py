@@ -6,7 +6,7 @@ import sys
 
 import gauntlet
 import pytest
-from gauntlet import Grammar
+from gauntlet import Grammar, formats
 
 from conftest import REPO
 from gauntlet.results import KINDS
@@ -35,9 +35,9 @@ def udf_dir():
 def logged(out):
     lines = []
     for path in sorted(out.glob("statements-*.jsonl")):
-        header, *rest = [json.loads(l) for l in path.read_text().splitlines()]
-        assert header["header"] == "gauntlet statement log" and "seconds" in header["time"]
-        lines += rest
+        records = [json.loads(l) for l in path.read_text().splitlines()]
+        assert all(r["format"] == formats.version("statement") for r in records)  # one shape, no header
+        lines += records
     return sorted(lines, key=lambda l: l["seq"])
 
 
@@ -133,3 +133,21 @@ def test_replay_refuses_what_it_cannot_replay(tmp_path):
         (finding / "finding.json").write_text(text)
         with pytest.raises(gauntlet.InvalidInput, match=message):
             gauntlet.reduce(finding)
+
+
+def test_a_statement_log_is_one_shape_that_pandas_reads_and_gauntlet_reads_in_order(tmp_path):
+    """Day-one bug: the log's header line broke pandas.read_json(lines=True)."""
+    import pandas as pd
+    out = tmp_path / "run"
+    gauntlet.run(Grammar.from_string("query: SELECT _digit | SELECT 'caf\u00e9' ;"), threads=2, queries=50, duration=0,
+                 out=out, statement_log=True)
+    frame = pd.read_json(out / "statements-1.jsonl", lines=True)
+    assert set(frame["format"]) == {formats.version("statement")} and frame["seq"].dtype.kind == "i"
+    assert frame["sql"].notna().all()
+    rows = gauntlet.read_statement_log(out)  # both sessions, in start order
+    assert [r["seq"] for r in rows] == sorted(r["seq"] for r in rows) and {r["thread"] for r in rows} == {1, 2}
+    assert len(rows) == 100
+    table = gauntlet.read_statement_log(out / "statements-2.jsonl", frame=True)
+    assert len(table) == 50 and set(table["thread"]) == {2}
+    with pytest.raises(gauntlet.InvalidInput, match="no statements-N.jsonl"):
+        gauntlet.read_statement_log(tmp_path)

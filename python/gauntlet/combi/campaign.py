@@ -92,7 +92,10 @@ def run_row(spec: dict) -> dict:
     clamped = _clamped(mysqld, out / "server_variables.json")
     if clamped:
         result["clamped"] = clamped
+    latency = s.get("latency_ms") or {}
     return {**result, "status": status, "findings": findings, "statements": s.get("statements", 0),
+            "statements_per_second": s.get("statements_per_second", 0.0),
+            "latency_ms": {k: latency[k] for k in ("p50", "p95", "p99") if k in latency},
             "ready_seconds": s.get("server_ready_seconds"), "ready_with_data_seconds": s.get("ready_with_data_seconds"),
             "seconds": round(time.monotonic() - t0, 2)}
 
@@ -360,11 +363,14 @@ class CampaignResult:
         return shrink(own, still)
 
     def to_pandas(self):
-        """One row per result: status, seconds, statements, findings, and a column per parameter."""
+        """One row per result: status, seconds, statements, statements per second, latency p50/p95/p99
+        (ms), findings, and a column per parameter."""
         import pandas as pd
         return pd.DataFrame([{"row": r["row"], "status": r["status"], "seconds": r["seconds"],
-                              "statements": r.get("statements", 0), "findings": len(r.get("findings", [])),
-                              **r["values"]} for r in self.rows])
+                              "statements": r.get("statements", 0),
+                              "statements_per_second": r.get("statements_per_second"),
+                              **{f"{k}_ms": (r.get("latency_ms") or {}).get(k) for k in ("p50", "p95", "p99")},
+                              "findings": len(r.get("findings", [])), **r["values"]} for r in self.rows])
 
     @property
     def exit_code(self) -> int:

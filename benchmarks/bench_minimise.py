@@ -2,7 +2,7 @@
 took, next to what the relation checks themselves took, measured in the same run.
 
 A run of grammars/hunt/optimizer.yy on a random schema (seed 7) against the managed MariaDB for
-BENCH_SECONDS (default 120), 2 sessions, with tlp, norec and transforms, as tools/hunt.py runs it.
+BENCH_SECONDS (default 120), 2 sessions, with tlp, norec and transforms, as gauntlet hunt runs it.
 From its summary: findings minimised, the relation checks (queries whose relation was checked) and
 seconds minimisation took, as a share of the sessions' time (seconds x sessions); and the
 statements per second of the run against the same grammar and seed without oracles (the peer), which

@@ -178,7 +178,7 @@ def _written(queries, folder: pathlib.Path) -> pathlib.Path:
 
 @pytest.mark.slow
 def test_a_hunt_passes_on_known_causes_and_names_a_planted_new_one(tmp_path):
-    """tools/hunt.py --known-bugs over a grammar of items 11 and 4 (on the hunt's random schema, in
+    """gauntlet hunt --known-bugs over a grammar of items 11 and 4 (on the hunt's random schema, in
     tables of their own): exit 0, nothing new; with a planted wrong result beside it (a stored
     function's RAND(), which no oracle can see in the SQL text), exit 1 naming that cause."""
     known = tmp_path / "known.yy"
@@ -191,15 +191,17 @@ def test_a_hunt_passes_on_known_causes_and_names_a_planted_new_one(tmp_path):
         "query_init: CREATE TABLE IF NOT EXISTS hr (a INT) ; INSERT INTO hr SELECT seq FROM seq_1_to_30 ;"
         " CREATE FUNCTION IF NOT EXISTS dice() RETURNS INT NOT DETERMINISTIC RETURN FLOOR(RAND() * 30) ;\n"
         "query: SELECT a FROM hr WHERE a > dice() ;\n")
-    hunt = [sys.executable, str(ROOT / "tools" / "hunt.py"), "--seconds", "6", "--threads", "1",
+    hunt = [sys.executable, "-m", "gauntlet", "hunt", "--round-seconds", "10", "--threads", "1", "--no-stock",
             "--known-bugs", str(CATALOGUE)]
-    quiet = subprocess.run(hunt + ["--out", str(tmp_path / "quiet"), str(known)], capture_output=True, text=True,
-                           env=ENV, timeout=300)
+    quiet = subprocess.run(hunt + ["--duration", "20", "--out", str(tmp_path / "quiet"), "--grammar", str(known)],
+                           capture_output=True, text=True, env=ENV, timeout=300)
     assert quiet.returncode == 0, quiet.stdout[-3000:] + quiet.stderr[-3000:]
-    assert "2 root causes, 2 of them known bugs; 0 new" in quiet.stdout, quiet.stdout[-2000:]
-    loud = subprocess.run(hunt + ["--out", str(tmp_path / "loud"), str(known), str(planted)], capture_output=True,
-                          text=True, env=ENV, timeout=300)
+    causes = json.loads((tmp_path / "quiet" / "hunt.json").read_text())["causes"]
+    assert len(causes) == 2 and all(c.get("known") for c in causes), causes
+    loud = subprocess.run(hunt + ["--duration", "40", "--out", str(tmp_path / "loud"), "--grammar", str(known),
+                                  "--grammar", str(planted)], capture_output=True, text=True, env=ENV, timeout=300)
     assert loud.returncode == 1, loud.stdout[-3000:] + loud.stderr[-3000:]
-    new = [line for line in loud.stdout.splitlines() if line.startswith("  NEW ")]
-    assert "2 of them known bugs" in loud.stdout and new, loud.stdout[-2000:]
-    assert all("dice" in line.lower() for line in new), new
+    causes = json.loads((tmp_path / "loud" / "hunt.json").read_text())["causes"]
+    new = [c for c in causes if not c.get("known")]
+    assert sum(1 for c in causes if c.get("known")) == 2 and new, causes
+    assert all("dice()" in c["statement"] for c in new), new

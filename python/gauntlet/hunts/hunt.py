@@ -248,16 +248,18 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     t0 = time.monotonic()
     causes = None
     try:
-        n = 0
+        n, overhead = 0, 0.0  # a round's time besides its run's duration: server start, data, triage
         while True:
             left = total - (time.monotonic() - t0)
             reserve = min(share * total, _reserve(record["causes"]))
-            seconds = min(length, left - reserve)
+            seconds = min(length, left - reserve - overhead)
             if seconds < _MIN_ROUND_SECONDS:
                 break
             g = _schedule(pool, n, seed)
+            began = time.monotonic()
             record["rounds"].append(_round(out, n, g, seconds, seed, server, plan, known_bugs, oracles, say))
             causes = _causes(out, known_bugs, known_tests, record, say)
+            overhead = max(overhead, time.monotonic() - began - seconds)
             record["seconds"] = time.monotonic() - t0
             _save(out, record)  # readable (gauntlet report) while the hunt goes on
             n += 1

@@ -31,6 +31,7 @@ from ..grammar import Grammar
 from ..reduction import REDUCIBLE, Reduction
 from ..results import load_catalogue, triage
 from ..runs import Stopped, run
+from ..runs.folder import write_atomically
 from ..server.managed import DEFAULT_BINARY
 
 ORACLES = "errorlog,tlp,norec,transforms"
@@ -285,9 +286,7 @@ def _clear(out: pathlib.Path) -> None:
 
 
 def _save(out: pathlib.Path, record: dict) -> None:
-    tmp = out / "hunt.json.tmp"
-    tmp.write_text(json.dumps(stamped("hunt", record), indent=1) + "\n")
-    tmp.replace(out / "hunt.json")
+    write_atomically(out / "hunt.json", json.dumps(stamped("hunt", record), indent=1) + "\n")
 
 
 def _reserve(causes: list) -> float:

@@ -7,6 +7,7 @@ import os
 import pathlib
 from typing import Optional, Union
 
+from ..runs.folder import write_atomically
 from .html import html
 from .junit import junit_xml
 from .markdown import markdown
@@ -27,7 +28,5 @@ def report(folder: PathLike, *, junit: Optional[PathLike] = None, markdown_file:
         data = render(r)
         target = pathlib.Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        (tmp.write_bytes if isinstance(data, bytes) else tmp.write_text)(data)
-        tmp.replace(target)
+        write_atomically(target, data.decode("utf-8") if isinstance(data, bytes) else data)
     return r

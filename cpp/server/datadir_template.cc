@@ -15,6 +15,7 @@
 #include "common/process.h"
 #include "server/crash_log.h"
 #include "server/managed_server.h"
+#include "server/server_tree.h"
 
 namespace gauntlet {
 namespace fs = std::filesystem;
@@ -26,16 +27,6 @@ uint64_t Fnv1a(const std::string& s, uint64_t h = 1469598103934665603ULL) {
     h *= 1099511628211ULL;
   }
   return h;
-}
-
-std::string FindInstallDb(const std::string& binary) {
-  const fs::path dir = fs::path(binary).parent_path();
-  for (const fs::path& p : {dir / "mariadb-install-db", dir / ".." / "bin" / "mariadb-install-db",
-                            dir / ".." / "scripts" / "mariadb-install-db",
-                            fs::path("/usr/bin/mariadb-install-db")}) {
-    if (fs::exists(p)) return p.string();
-  }
-  throw ServerError("cannot bootstrap " + binary + ": mariadb-install-db not found", {});
 }
 
 // One file, link or folder, made again while a signal the process handles (Python's Ctrl-C
@@ -132,15 +123,18 @@ std::string EnsureTemplate(const std::string& binary, const std::vector<std::str
   fs::create_directories(tmp);
   std::vector<std::string> argv;
   const bool as_root = geteuid() == 0;
+  const ServerTree tree = FindServerTree(binary);
   if (IsMariaDB(binary)) {
+    if (tree.install_db.empty()) throw ServerError("cannot bootstrap " + binary + ": mariadb-install-db not found", {});
     // With the `test` database: RQG grammars and most QA scripts expect it.
-    argv = {FindInstallDb(binary), "--no-defaults", "--datadir=" + (tmp / "data").string(),
+    argv = {tree.install_db, "--no-defaults", "--datadir=" + (tmp / "data").string(),
             "--auth-root-authentication-method=normal"};
-    if (real != fs::path("/usr/sbin/mariadbd"))
-      argv.push_back("--basedir=" + real.parent_path().parent_path().string());
+    // mariadb-install-db takes --basedir and hands the rest to the server.
+    for (const std::string& o : tree.Options()) argv.push_back("--" + o);
   } else {
     argv = {real.string(), "--no-defaults", "--initialize-insecure",
             "--datadir=" + (tmp / "data").string()};
+    for (const std::string& o : tree.Options()) argv.push_back("--" + o);
     // MySQL makes no `test` database here; the data loader creates it.
   }
   if (as_root) argv.push_back("--user=root");

@@ -21,6 +21,7 @@
 
 #include "common/process.h"
 #include "server/datadir_template.h"
+#include "server/server_tree.h"
 
 namespace gauntlet {
 namespace fs = std::filesystem;
@@ -85,14 +86,14 @@ bool IsServerOf(pid_t pid, const std::string& datadir) {
 
 }  // namespace
 
-void CheckServerBinary(const std::string& binary) {
+void CheckServerBinary(const std::string& path) {
   static std::mutex mu;
   static std::map<std::string, bool> checked;
   std::lock_guard<std::mutex> lock(mu);
-  if (checked.count(binary)) return;
+  if (checked.count(path)) return;
   std::error_code ec;
-  if (!fs::exists(binary, ec)) throw InvalidInput({"server", 0, 0}, binary + ": no such file");
-  if (fs::is_directory(binary, ec)) throw InvalidInput({"server", 0, 0}, binary + " is a folder, not a server binary");
+  if (!fs::exists(path, ec)) throw InvalidInput({"server", 0, 0}, path + ": no such file");
+  const std::string binary = FindServerTree(path).binary;
   if (access(binary.c_str(), X_OK) != 0) throw InvalidInput({"server", 0, 0}, binary + " is not executable");
   const CommandResult r = RunCommand({binary, "--version"}, 30);
   std::string lower = r.output;
@@ -104,7 +105,7 @@ void CheckServerBinary(const std::string& binary) {
     throw InvalidInput({"server", 0, 0}, binary + " is not a MariaDB or MySQL server: `--version` printed " +
                                              (said.empty() ? "nothing" : "'" + said + "'"));
   }
-  checked[binary] = true;
+  checked[path] = true;
 }
 
 namespace {
@@ -128,6 +129,8 @@ ServerError::ServerError(const std::string& message, std::vector<std::string> lo
 ManagedServer::ManagedServer(ServerOptions options) : options_(std::move(options)) {
   if (options_.dir.empty()) throw InvalidInput({"<server>", 0, 0}, "a managed server needs a run directory");
   options_.dir = fs::absolute(options_.dir).lexically_normal().string();
+  std::error_code ec;
+  if (fs::is_directory(options_.binary, ec)) options_.binary = FindServerTree(options_.binary).binary;
   for (const char* name : kManagedOptions) {
     if (HasOption(options_.mysqld, name))
       throw InvalidInput({"mysqld", 0, 0}, std::string("'") + name + "' is set by Gauntlet for a managed server "
@@ -260,6 +263,8 @@ void ManagedServer::Launch() {
                            "--pid-file=" + (fs::path(options_.dir) / "mysqld.pid").string(),
                            "--log-error=" + error_log()});
   if (geteuid() == 0) argv.push_back("--user=root");
+  for (const std::string& o : FindServerTree(options_.binary).Options())
+    if (!HasOption(options_.mysqld, OptionName(o))) argv.push_back("--" + o);
   if (options_.tcp) {
     argv.push_back("--port=" + std::to_string(port_));
     argv.push_back("--bind-address=127.0.0.1");

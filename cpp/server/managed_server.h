@@ -29,7 +29,7 @@
 namespace gauntlet {
 
 struct ServerOptions {
-  std::string binary = "/usr/sbin/mariadbd";
+  std::string binary = "/usr/sbin/mariadbd";  // or a folder holding a server (ServerTree)
   std::string dir;                   // run directory; created if missing
   std::vector<std::string> mysqld;   // "option=value" or "option", without "--"
   std::vector<std::string> wrapper;  // put in front of the binary: valgrind, rr, taskset ...
@@ -49,9 +49,10 @@ class ServerError : public Error {
   std::vector<std::string> log_errors_;
 };
 
-// Throws InvalidInput ("server: ...") unless `binary` is an executable
-// MariaDB or MySQL server (by its `--version`); checked once per path.
-void CheckServerBinary(const std::string& binary);
+// Throws InvalidInput ("server: ...") unless `path` is an executable MariaDB
+// or MySQL server (by its `--version`) or a folder holding one (ServerTree);
+// checked once per path.
+void CheckServerBinary(const std::string& path);
 
 class ManagedServer {
  public:

@@ -21,6 +21,7 @@
 #include "server/datadir_template.h"
 #include "server/managed_server.h"
 #include "server/server_probe.h"
+#include "server/server_tree.h"
 #include "json_convert.h"
 
 namespace py = pybind11;
@@ -264,6 +265,18 @@ void RegisterServers(py::module_& m) {
     }
     return table;
   }, "The values that change between executions (oracle/volatile_values.h): name, form, changes_data, example.");
+  py::class_<ServerTree>(m, "ServerTree", "A server binary and the files it needs beside it (server/server_tree.h).")
+      .def_readonly("binary", &ServerTree::binary)
+      .def_readonly("basedir", &ServerTree::basedir)
+      .def_readonly("messages_dir", &ServerTree::messages_dir)
+      .def_readonly("charsets_dir", &ServerTree::charsets_dir)
+      .def_readonly("plugin_dir", &ServerTree::plugin_dir)
+      .def_readonly("install_db", &ServerTree::install_db)
+      .def_readonly("system", &ServerTree::system)
+      .def("options", &ServerTree::Options, "The options that point a server outside /usr at its files.")
+      .def("__repr__", [](const ServerTree& t) { return "ServerTree(binary='" + t.binary + "', basedir='" + t.basedir + "')"; });
+  m.def("find_server_tree", &FindServerTree, py::arg("path"),
+        "The ServerTree of a server binary or of a folder holding an unpacked server.");
   m.def("is_mariadb", &IsMariaDB);
   m.def("check_server_binary", &CheckServerBinary, py::arg("binary"),
         py::call_guard<py::gil_scoped_release>());

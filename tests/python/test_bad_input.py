@@ -61,7 +61,7 @@ CASES = {
     "out is /dev/null": (lambda p: ["--grammar", OPTIMIZER, "--out", "/dev/null"], "not a folder"),
     "out in /proc": (lambda p: ["--grammar", OPTIMIZER, "--out", "/proc/self/gauntlet"], "cannot write results"),
     "server /bin/true": (lambda p: ["--grammar", OPTIMIZER, "--server", "/bin/true"], "not a MariaDB or MySQL"),
-    "server folder": (lambda p: ["--grammar", OPTIMIZER, "--server", "/usr/sbin"], "is a folder"),
+    "server folder": (lambda p: ["--grammar", OPTIMIZER, "--server", str(p)], "holds no server binary"),
     "server missing": (lambda p: ["--grammar", OPTIMIZER, "--server", "/no/mariadbd"], "no such file"),
     "postgres dsn": (lambda p: ["--grammar", OPTIMIZER, "--server", "postgres://u@h/db"], "not a MySQL DSN"),
     "port 99999": (lambda p: ["--grammar", OPTIMIZER, "--server", "mysql://root@127.0.0.1:99999/t"], "port"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..hunts import ORACLES, hunt
+from ..server import parse_target_flag
 from .report import add_report_flags, write_reports
 
 
@@ -22,7 +23,11 @@ def add_hunt(sub) -> None:
     h.add_argument("--grammar", action="append", default=[], metavar="G.yy",
                    help="a grammar for the feature under test (repeatable): every other round runs one")
     h.add_argument("--no-stock", action="store_true", help="only the --grammar files, no stock hunting grammars")
-    h.add_argument("--server", default="default", help="'default' (Debian's mariadbd) or a server binary")
+    h.add_argument("--server", default="default",
+                   help="'default' (Debian's mariadbd), a server binary or a folder holding an unpacked server")
+    h.add_argument("--target", action="append", type=parse_target_flag, metavar="NAME[=SERVER][,OPTION=VALUE...]",
+                   help="instead of --server, two or more servers run in lockstep and compared by the differential "
+                        "oracle (repeatable: --target new=default --target old=DIR)")
     h.add_argument("--options", metavar="SPACE", help="an option space (JSON/TOML, docs/guide/campaigns.md): the "
                                                      "rounds take the rows of its covering array in turn")
     h.add_argument("--known-bugs", default="default", metavar="FILE",
@@ -43,7 +48,8 @@ def _hunt(args: argparse.Namespace) -> int:
     known = None if args.known_bugs == "none" else args.known_bugs
     result = hunt(args.out, duration=args.duration, grammars=args.grammar, server=args.server, options=args.options,
                   known_bugs=known, seed=args.seed, threads=args.threads, round_seconds=args.round_seconds,
-                  reduce_share=args.reduce_share, oracles=args.oracle, with_stock=not args.no_stock, progress=True)
+                  reduce_share=args.reduce_share, oracles=args.oracle, with_stock=not args.no_stock,
+                  targets=args.target, progress=True)
     print(result.text())
     print(f"results: {result.folder} (hunt.json, root_causes.json, rounds/)")
     write_reports(args, args.out)  # the folder as the user named it

@@ -536,7 +536,7 @@ def _add_server(sub) -> None:
     ssub = srv.add_subparsers(dest="server_command", required=True)
     start = ssub.add_parser("start", help="start a server, print its DSN and socket, and return")
     start.add_argument("--dir", required=True, help="run directory")
-    start.add_argument("--binary", default="/usr/sbin/mariadbd", help="the server binary")
+    start.add_argument("--binary", default="/usr/sbin/mariadbd", help="the server binary, or a folder holding an unpacked server")
     start.add_argument("--mysqld", action="append", default=[], metavar="OPTION=VALUE")
     start.add_argument("--tcp", action="store_true", help="also listen on 127.0.0.1:<free port>")
     start.set_defaults(func=_server_start)

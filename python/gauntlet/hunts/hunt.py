@@ -29,10 +29,11 @@ from ..combi import OptionSpace, row_mysqld
 from ..formats import read_json, stamped
 from ..grammar import Grammar
 from ..reduction import REDUCIBLE, Reduction
-from ..results import load_catalogue, triage
+from ..results import load_catalogue, server_lines, servers_of, triage
 from ..runs import Stopped, run
 from ..runs.folder import write_atomically
-from ..server.managed import DEFAULT_BINARY
+from ..server import make_targets
+from ..server.managed import server_binary
 
 ORACLES = "errorlog,tlp,norec,transforms"
 # What new causes need of the budget's end: one mariadb-test-run call checks every minimal query
@@ -93,8 +94,8 @@ def _schedule(grammars: List[_Grammar], n: int, seed: int) -> _Grammar:
 
 
 def _server_version(server: str) -> str:
-    binary = DEFAULT_BINARY if server in ("", "default") else server
     try:
+        binary = server_binary(server)
         return subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
     except OSError as e:
         raise _core.InvalidInput(f"server: cannot run {binary}: {e.strerror}") from None
@@ -150,6 +151,7 @@ class HuntResult:
         statements = sum(x["statements"] for x in r["rounds"])
         lines = [f"hunt: {len(r['rounds'])} rounds, {statements:,} statements in {r['seconds']:.0f} s; "
                  f"{len(r['causes'])} root causes, {len(self.new_causes)} new"]
+        lines += ["  " + line for line in server_lines(r.get("servers") or {})]
         for c in sorted(r["causes"], key=lambda c: bool(c.get("known"))):
             what = f"known: {c['known']}" if c.get("known") else "NEW"
             lines.append(f"  {what:<40} {c['kind']} x{c['count']}: {c['key']}")
@@ -206,11 +208,14 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
          server: str = "default", options: Union[None, str, os.PathLike, OptionSpace] = None,
          known_bugs: Union[None, str, os.PathLike] = "default", seed: int = 1, threads: Optional[int] = None,
          round_seconds: Optional[float] = None, reduce_share: float = 0.25, oracles: str = ORACLES,
-         with_stock: bool = True, progress: bool = False) -> HuntResult:
+         with_stock: bool = True, targets: Optional[Sequence[dict]] = None, progress: bool = False) -> HuntResult:
     """Hunts for ``duration`` seconds (or "30m") and returns the HuntResult (OUT/hunt.json).
 
     ``grammars``: the user's grammars for the feature under test, run every other round between the
-    stock hunting grammars (only them with ``with_stock=False``); ``server``: "default" or a server binary; ``options``: an option space
+    stock hunting grammars (only them with ``with_stock=False``); ``server``: "default", a server binary or a folder
+    holding an unpacked server; ``targets``: instead of ``server``, two or more servers (dicts as for ``run``: name,
+    server, options) that every round runs in lockstep, the differential oracle comparing them (a new build
+    against the last release); ``options``: an option space
     (file or OptionSpace) whose covering array's rows the rounds take in turn; ``known_bugs``: a
     catalogue, "default" (the stock one for the server's release series) or None; ``round_seconds``:
     a round's length (default: an eighth of the hunting time, 15 s to 5 min); ``reduce_share``: at
@@ -223,6 +228,14 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     share = float(number_argument("reduce_share", reduce_share))
     if share >= 1:
         raise _core.InvalidInput(f"reduce_share: a share of the budget below 1, not {reduce_share!r}")
+    if targets is not None:
+        chosen = make_targets(targets, server)
+        if len(chosen) < 2:
+            raise _core.InvalidInput("targets: a hunt compares two or more targets; one server is --server")
+        server = chosen[0].server
+        targets = [t.to_dict() for t in chosen]
+        if "differential" not in oracles.split(","):
+            oracles = f"{oracles},differential"
     plan = None
     if options is not None:
         space = options if isinstance(options, OptionSpace) else OptionSpace.from_file(options)
@@ -242,6 +255,7 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     length = float(round_seconds) if round_seconds else min(300.0, max(15.0, hunting / 8))
     say = _Progress(progress, total)
     record = {"settings": {"duration": total, "grammars": [g.path for g in pool if g.user], "server": server,
+                           "targets": targets,
                            "options": None if plan is None else [dict(r) for r in plan], "known_bugs": known_bugs,
                            "stock": with_stock, "seed": seed, "threads": threads, "round_seconds": length, "reduce_share": share,
                            "oracles": oracles},
@@ -258,7 +272,9 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
                 break
             g = _schedule(pool, n, seed)
             began = time.monotonic()
-            record["rounds"].append(_round(out, n, g, seconds, seed, server, plan, known_bugs, oracles, say))
+            record["rounds"].append(_round(out, n, g, seconds, seed, server, targets, plan, known_bugs, oracles, say))
+            record["servers"] = record.get("servers") or servers_of(
+                read_json(out / record["rounds"][-1]["folder"] / "summary.json", "summary"))
             causes = _causes(out, known_bugs, known_tests, record, say)
             overhead = max(overhead, time.monotonic() - began - seconds)
             record["seconds"] = time.monotonic() - t0
@@ -294,8 +310,8 @@ def _reserve(causes: list) -> float:
     return _VERIFY_SECONDS + _REDUCE_SECONDS * sum(1 for c in new if not c.get("minimal"))
 
 
-def _round(out: pathlib.Path, n: int, g: _Grammar, seconds: float, seed: int, server: str, plan, known_bugs,
-           oracles: str, say: _Progress) -> dict:
+def _round(out: pathlib.Path, n: int, g: _Grammar, seconds: float, seed: int, server: str, targets, plan,
+           known_bugs, oracles: str, say: _Progress) -> dict:
     s = seed + n
     row = dict(plan[n % len(plan)]) if plan is not None else None
     folder = out / "rounds" / f"{n + 1:03d}-{g.name}"
@@ -310,7 +326,7 @@ def _round(out: pathlib.Path, n: int, g: _Grammar, seconds: float, seed: int, se
 
     result = run(g.path, data=f"random:{s}", seed=s, threads=g.threads, statement_timeout=g.statement_timeout,
                  hang_timeout=30, duration=seconds, out=folder, overwrite=True, keep_going=True, statement_log=True,
-                 oracles=oracles, known_bugs=known_bugs, server=server,
+                 oracles=oracles, known_bugs=known_bugs, server=server, targets=targets,
                  mysqld=row_mysqld(row) if row else None, progress=tick)
     summary = result.summary()
     entry = {"round": n + 1, "grammar": g.path, "user_grammar": g.user, "seed": s, "options": row,

@@ -29,9 +29,10 @@ import time
 from typing import Dict, List, Optional, Sequence, Union
 
 from .. import _core, stock
-from ..formats import version
+from ..formats import read_json, version
 from ..arguments import number_argument, writable_folder
 from ..server import ManagedServer, check_known_options, make_targets
+from ..results import server_lines, servers_of
 from .stats import RunSummary, Verdict, compare, separate_groups, summarize
 
 OLTP = stock.OLTP
@@ -97,14 +98,15 @@ class BenchResult:
     """What ``bench`` measured: ``runs`` (per target, the RunSummary of each run), ``verdicts``
     (per target after the first, per metric), ``timelines`` (per target, each run's seconds),
     ``groups`` (per target whose runs fall into separate groups of throughput: slow_runs,
-    fast_runs, ratio, seeds, templates, and the server counters that differ 2x or more)."""
+    fast_runs, ratio, seeds, templates, and the server counters that differ 2x or more),
+    ``servers`` (per target, the server its runs met: version and binary)."""
 
     def __init__(self, out: pathlib.Path, baseline: str, runs: Dict[str, List[RunSummary]],
                  timelines: Dict[str, List[list]], verdicts: Dict[str, Dict[str, Verdict]], settings: dict,
-                 groups: Optional[Dict[str, dict]] = None):
+                 groups: Optional[Dict[str, dict]] = None, servers: Optional[Dict[str, dict]] = None):
         self.out, self.baseline, self.runs, self.timelines = out, baseline, runs, timelines
         self.verdicts, self.settings = verdicts, settings
-        self.groups = groups or {}
+        self.groups, self.servers = groups or {}, servers or {}
 
     @property
     def regressed(self) -> bool:
@@ -113,8 +115,9 @@ class BenchResult:
 
     def table(self) -> str:
         """The verdicts as text: one line per target and metric."""
-        lines = [f"{'target':<12} {'metric':<11} {'verdict':<10} {'B/A':>7} {'interval':>17} {'p':>8} {'noise':>7} "
-                 f"{'detectable':>10}"]
+        lines = server_lines(self.servers)
+        lines.append(f"{'target':<12} {'metric':<11} {'verdict':<10} {'B/A':>7} {'interval':>17} {'p':>8} {'noise':>7} "
+                     f"{'detectable':>10}")
         for name, per in self.verdicts.items():
             for metric, v in per.items():
                 more = f"  (~{v.runs_needed} runs a side would decide)" if v.runs_needed else ""
@@ -216,11 +219,13 @@ def bench(targets: Sequence[dict], *, workload: str = "oltp_read_write", runs: i
     spec = data or spec
     summaries: Dict[str, List[RunSummary]] = {t.name: [] for t in chosen}
     timelines: Dict[str, List[list]] = {t.name: [] for t in chosen}
-    rows = []
+    rows, servers = [], {}
     for i in range(runs):
         for t in chosen:  # A B A B ...
-            summary, seconds, row = measure(t, out / "runs" / t.name / f"{i + 1:02d}", grammar, spec, threads=threads,
+            folder = out / "runs" / t.name / f"{i + 1:02d}"
+            summary, seconds, row = measure(t, folder, grammar, spec, threads=threads,
                                              duration=duration, seed=seed + i, warmup=warmup, pin=pin, rate=rate)
+            servers.update({t.name: s for s in servers_of(read_json(folder / "summary.json", "summary")).values()})
             summaries[t.name].append(summary)
             timelines[t.name].append(seconds)
             rows.append({"target": t.name, "run": i + 1, **row})
@@ -241,7 +246,7 @@ def bench(targets: Sequence[dict], *, workload: str = "oltp_read_write", runs: i
         split = separate_groups([x.throughput for x in summaries[t.name]])
         if split is not None:
             groups[t.name] = _group_report(split, [r for r in rows if r["target"] == t.name], timelines[t.name])
-    result = BenchResult(out, base, summaries, timelines, verdicts, settings, groups)
+    result = BenchResult(out, base, summaries, timelines, verdicts, settings, groups, servers)
     _write(result, rows)
     return result
 
@@ -307,7 +312,7 @@ def _write(result: BenchResult, rows: List[dict]) -> None:
     (out / "verdict.json").write_text(json.dumps(
         {"format": version("verdict"), "settings": result.settings, "baseline": result.baseline,
          "verdicts": {n: {m: v.to_dict() for m, v in per.items()} for n, per in result.verdicts.items()},
-         "regressed": result.regressed, "groups": result.groups}, indent=2) + "\n")
+         "regressed": result.regressed, "groups": result.groups, "servers": result.servers}, indent=2) + "\n")
     with open(out / "runs.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()

@@ -18,7 +18,7 @@ import tempfile
 from typing import Dict, List, Tuple
 
 from .. import _core
-from ..server import DEFAULT_BINARY, ManagedServer
+from ..server import DEFAULT_BINARY, ManagedServer, server_binary
 from .lab import mtr_overrides
 from .mtr import run_mtr
 from .testcase import minimal_evidence, minimal_test_files, relation_failed
@@ -83,7 +83,7 @@ def _target_options(finding: dict) -> Tuple[List[str], str]:
     name = (finding.get("targets") or ["default"])[0]
     target = (finding.get("target_details") or {}).get(name, {})
     server = target.get("server") or "default"
-    binary = DEFAULT_BINARY if server == "default" else server
+    binary = server_binary(server)
     if not os.path.isfile(binary) or os.path.realpath(binary) != os.path.realpath(DEFAULT_BINARY):
         return [], f"mariadb-test-run runs {DEFAULT_BINARY}, the finding's target is {server}"
     return [f"{k}={v}" for k, v in (target.get("options") or {}).items()], ""

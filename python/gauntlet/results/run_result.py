@@ -153,7 +153,8 @@ class RunResult:
         command line prints it on stderr, see :meth:`error_line`)."""
         s = self._summary
         lat = s["latency_ms"]
-        lines = [f"statements   {s['statements']:>12,}   {s['statements_per_second']:>10,.0f}/s",
+        lines = server_lines(servers_of(s)) + [
+                 f"statements   {s['statements']:>12,}   {s['statements_per_second']:>10,.0f}/s",
                  f"transactions {s['transactions']:>12,}   {s['transactions_per_second']:>10,.0f}/s",
                  f"latency ms   p50 {lat['p50']:.3f}  p95 {lat['p95']:.3f}  p99 {lat['p99']:.3f}  "
                  f"max {lat['max']:.3f}"]
@@ -225,3 +226,19 @@ def compare(results: Iterable, labels: Optional[Sequence[str]] = None):
     frame = pd.DataFrame([r.to_dict(flat=True) for r in results], index=list(labels))
     frame.index.name = "run"
     return frame
+
+
+def servers_of(summary: dict) -> dict:
+    """Each target's server as a run's summary.json records it: {target: {"version", "binary"}} (the
+    binary None for a server reached by DSN), so that a comparison of two builds says which was which."""
+    targets = summary.get("settings", {}).get("targets") or [{}]
+    per_target = summary.get("target_info") or {targets[0].get("name", "default"): summary}
+    return {name: {"version": (info.get("server_info") or {}).get("version"),
+                   "binary": (info.get("server_info") or {}).get("binary")}
+            for name, info in per_target.items() if (info.get("server_info") or {}).get("version")}
+
+
+def server_lines(servers: dict) -> list:
+    """``servers_of``'s record as text, a line a server."""
+    return [f"server {name}: {s['version']}" + (f" ({s['binary']})" if s.get("binary") else "")
+            for name, s in servers.items()]

@@ -18,13 +18,22 @@ DEFAULT_BINARY = "/usr/sbin/mariadbd"
 ServerError = _core.ServerError
 
 
+def server_binary(server: str) -> str:
+    """The binary of ``server``: "default" (Debian's), a server binary, or a folder holding an unpacked
+    server (``dpkg -x`` of Debian's packages, a release tarball, a build tree; see ServerTree)."""
+    if server in ("", "default"):
+        return DEFAULT_BINARY
+    return _core.find_server_tree(str(server)).binary if os.path.isdir(server) else str(server)
+
+
 @functools.lru_cache(maxsize=None)
 def _known_options(binary: str) -> tuple:
     """The option names `binary --verbose --help` lists, with '_' for '-'."""
     try:
-        out = subprocess.run([binary, "--no-defaults", "--verbose", "--help"], capture_output=True, text=True,
+        tree = [f"--{o}" for o in _core.find_server_tree(binary).options()]
+        out = subprocess.run([binary, "--no-defaults", *tree, "--verbose", "--help"], capture_output=True, text=True,
                              timeout=30).stdout
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, subprocess.TimeoutExpired, _core.InvalidInput):
         return ()
     return tuple(sorted({m.group(1).replace("-", "_") for m in re.finditer(r"^  (?:-\S, )?--([a-z0-9_-]+)", out, re.M)}))
 
@@ -124,6 +133,8 @@ class ManagedServer:
     >>> with ManagedServer("/tmp/s1", mysqld={"innodb_page_size": "8k"}) as s:  # doctest: +SKIP
     ...     Connection(s).query("SELECT @@innodb_page_size")
 
+    ``binary``: a server binary or a folder holding an unpacked server (``dpkg -x`` of Debian's packages,
+    a release tarball, a build tree), whose binary, messages, character sets and plugins are used.
     ``die_with_parent``: the server is killed when the thread that started it ends, this process
     killed outright included, so that nothing is left running (runs, benches and reductions start
     theirs so; a server meant to outlive its process, `gauntlet server start`, does not).
@@ -137,7 +148,7 @@ class ManagedServer:
             return
         o = _core.ServerOptions()
         o.dir = path_argument("dir", dir)
-        o.binary = binary
+        o.binary = str(binary)
         o.mysqld = option_list(mysqld)
         o.wrapper = list(wrapper)
         o.tcp = tcp

@@ -13,7 +13,7 @@ from typing import Mapping, Optional, Sequence, Union
 
 from .. import _core
 from .dsn import password_source, redact, without_password
-from .managed import DEFAULT_BINARY
+from .managed import server_binary
 
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
 _OPTION = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
@@ -21,7 +21,8 @@ _KEYS = ("name", "server", "options", "engine")
 
 
 class Target:
-    """A server (``"default"``, a binary path, a DSN or a ManagedServer) with options.
+    """A server (``"default"``, a binary path, a folder holding an unpacked server, a DSN or a
+    ManagedServer) with options.
 
     ``options`` are server options for a server Gauntlet starts (``--name=value``) and
     session variables for a DSN (``SET SESSION name = value`` in every session).
@@ -53,8 +54,9 @@ class Target:
 
     @property
     def binary(self) -> str:
-        """The server binary Gauntlet starts for this target (Debian's for ``"default"``)."""
-        return DEFAULT_BINARY if self.server == "default" else str(self.server)
+        """The server binary Gauntlet starts for this target (Debian's for ``"default"``, the one in
+        the folder when the server is an unpacked server's folder)."""
+        return server_binary(self.server)
 
     def mysqld(self) -> list:
         """The options as server command-line options."""

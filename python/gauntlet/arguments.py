@@ -49,3 +49,18 @@ def number_argument(name: str, value, *, low: float = 0, whole: bool = False) ->
         kind = "a whole number" if whole else "a number"
         raise _core.InvalidInput(f"{name}: {kind}, {low:g} or more, not {value!r}"[:300])
     return int(value) if whole else value
+
+
+def shard_argument(value) -> Optional[tuple]:
+    """A shard of the work: "I/N" (or (I, N)) as (I, N) with 1 <= I <= N; None for all of it. Shard I of N
+    takes every Nth piece of work from the Ith on: rounds, and with them seeds and option rows."""
+    if value is None:
+        return None
+    parts = value.split("/") if isinstance(value, str) else value
+    try:
+        index, count = (int(p) for p in parts)
+    except (TypeError, ValueError):
+        index = count = 0
+    if not 1 <= index <= count:
+        raise _core.InvalidInput(f"shard: I/N with 1 <= I <= N (the Ith of N CI jobs), not {value!r}"[:300])
+    return index, count

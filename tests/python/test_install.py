@@ -109,3 +109,14 @@ def test_the_installed_package_hunts_and_reports_offline(installed):
              for f in ("j.xml", "j2.xml")]
     assert names[0] == names[1]
     assert (cwd / "m2.md").read_text() == (cwd / "m.md").read_text()
+
+
+@pytest.mark.slow
+def test_the_installed_package_brings_its_pytest_plugin_without_p(installed):
+    """pytest finds gauntlet_server and gauntlet_run through the package's pytest11 entry point."""
+    command, cwd = installed
+    shutil.copytree(REPO / "examples" / "pytest", cwd / "suite")
+    r = subprocess.run([str(command.parent / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "suite"],
+                       cwd=cwd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert "9 passed, 1 xfailed" in r.stdout

@@ -29,7 +29,7 @@ from .report import add_report, add_report_flags, write_reports
 from .known_bugs import add_known_bugs
 
 # Settings whose value is text (the others are numbers or flags, checked by run()).
-_TEXT = {"grammar": str, "data": str, "server": str, "out": str, "known_bugs": str}
+_TEXT = {"grammar": str, "data": str, "server": str, "out": str, "known_bugs": str, "shard": str}
 _LISTS = ("redefine", "mysqld", "oracles")
 # Settings whose flag is singular (repeated on the command line); a config file may use either spelling.
 _FLAG_SPELLINGS = {"oracle": "oracles", "target": "targets"}
@@ -97,7 +97,7 @@ def _read_config(path: str) -> dict:
         elif key == "oracles" and isinstance(value, str):
             ok = True
         elif key in _TEXT:
-            ok = isinstance(value, str) or (key in ("data", "known_bugs") and value is None)
+            ok = isinstance(value, str) or (key in ("data", "known_bugs", "shard") and value is None)
         elif key in _LISTS:
             ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
         elif isinstance(default, bool):
@@ -379,6 +379,9 @@ def _add_run(sub) -> None:
     r.add_argument("--keep-going", action="store_true", default=None,
                    help="after a crash, hang or shutdown: record it, start fresh servers and go on until "
                         "--duration (rounds in OUT/rounds/NNN)")
+    r.add_argument("--shard", metavar="I/N",
+                   help="the Ith of N CI jobs that split the work: seed + I - 1 (a keep-going run's rounds step "
+                        "by N), so that the jobs' seeds differ; `gauntlet triage` over their folders gives one list")
     r.add_argument("--known-bugs", metavar="FILE",
                    help="a known-bugs catalogue (.toml, e.g. known-bugs/mariadb-10.11.toml: findings whose root "
                         "cause it matches) or a file of signature patterns, one a line (PATTERN ## NOTE): such "

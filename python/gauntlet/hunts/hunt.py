@@ -24,7 +24,7 @@ import time
 from typing import List, Optional, Sequence, Union
 
 from .. import _core, stock
-from ..arguments import number_argument, path_argument, writable_folder
+from ..arguments import number_argument, path_argument, shard_argument, writable_folder
 from ..combi import OptionSpace, row_mysqld
 from ..formats import read_json, stamped
 from ..grammar import Grammar
@@ -208,7 +208,8 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
          server: str = "default", options: Union[None, str, os.PathLike, OptionSpace] = None,
          known_bugs: Union[None, str, os.PathLike] = "default", seed: int = 1, threads: Optional[int] = None,
          round_seconds: Optional[float] = None, reduce_share: float = 0.25, oracles: str = ORACLES,
-         with_stock: bool = True, targets: Optional[Sequence[dict]] = None, progress: bool = False) -> HuntResult:
+         with_stock: bool = True, targets: Optional[Sequence[dict]] = None, shard: Union[None, str, tuple] = None,
+         progress: bool = False) -> HuntResult:
     """Hunts for ``duration`` seconds (or "30m") and returns the HuntResult (OUT/hunt.json).
 
     ``grammars``: the user's grammars for the feature under test, run every other round between the
@@ -219,10 +220,13 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     (file or OptionSpace) whose covering array's rows the rounds take in turn; ``known_bugs``: a
     catalogue, "default" (the stock one for the server's release series) or None; ``round_seconds``:
     a round's length (default: an eighth of the hunting time, 15 s to 5 min); ``reduce_share``: at
-    most this share of the budget is kept for checking and reducing new causes."""
+    most this share of the budget is kept for checking and reducing new causes; ``shard``: "I/N", the
+    Ith of N CI jobs hunting together: it runs rounds I, I + N, I + 2N ... of the one hunt they share
+    (their seeds, grammars and option rows), and ``triage`` over the jobs' folders gives one list."""
     total = parse_duration(duration)
     out = writable_folder("out", out).resolve()  # root_causes.json names findings by absolute path
     seed = int(number_argument("seed", seed, whole=True))
+    index, count = shard_argument(shard) or (1, 1)
     if threads is not None:
         threads = int(number_argument("threads", threads, low=1, whole=True))
     share = float(number_argument("reduce_share", reduce_share))
@@ -255,7 +259,7 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     length = float(round_seconds) if round_seconds else min(300.0, max(15.0, hunting / 8))
     say = _Progress(progress, total)
     record = {"settings": {"duration": total, "grammars": [g.path for g in pool if g.user], "server": server,
-                           "targets": targets,
+                           "targets": targets, "shard": f"{index}/{count}" if shard else None,
                            "options": None if plan is None else [dict(r) for r in plan], "known_bugs": known_bugs,
                            "stock": with_stock, "seed": seed, "threads": threads, "round_seconds": length, "reduce_share": share,
                            "oracles": oracles},
@@ -270,9 +274,11 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
             seconds = min(length, left - reserve - overhead)
             if seconds < _MIN_ROUND_SECONDS:
                 break
-            g = _schedule(pool, n, seed)
+            number = n * count + index - 1  # over all shards, from 0: its seed, grammar and option row
+            g = _schedule(pool, number, seed)
             began = time.monotonic()
-            record["rounds"].append(_round(out, n, g, seconds, seed, server, targets, plan, known_bugs, oracles, say))
+            record["rounds"].append(_round(out, number, g, seconds, seed, server, targets, plan, known_bugs, oracles,
+                                           say))
             record["servers"] = record.get("servers") or servers_of(
                 read_json(out / record["rounds"][-1]["folder"] / "summary.json", "summary"))
             causes = _causes(out, known_bugs, known_tests, record, say)

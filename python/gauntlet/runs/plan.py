@@ -31,7 +31,7 @@ RUN_DEFAULTS = {
     "hang_timeout": _EXECUTOR.hang_timeout, "generate_timeout": _EXECUTOR.generate_timeout,
     "statement_log": _EXECUTOR.statement_log, "max_depth": _EXECUTOR.max_depth, "trusted_perl": False,
     "keep_server": False, "data_template": False, "overwrite": False,
-    "targets": None, "oracles": ["crash"], "known_bugs": None, "keep_going": False,
+    "targets": None, "oracles": ["crash"], "known_bugs": None, "keep_going": False, "shard": None,
 }
 
 LIMITS = {

@@ -61,7 +61,7 @@ def keep_going(workload, label: str, data, plan: RunPlan):
         (out / "run.json").write_text(json.dumps(stamped("run", record), indent=2, default=str) + "\n")
 
         def start_round(n, folder, left, tick):
-            seed = settings["seed"] + n - 1
+            seed = settings["seed"] + (n - 1) * (record.get("shard") or {}).get("count", 1)  # shards interleave
             mine = dataclasses.replace(
                 plan, spec=data_spec(data, seed, record.get("trusted_perl", False)), settings={**settings, "seed": seed, "duration": left},
                 out=folder, progress=tick, keep_server=False, overwrite=False,

@@ -10,10 +10,10 @@ import pathlib
 import re
 import sys
 import warnings
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Tuple, Union
 
 from .. import _core
-from ..arguments import flag_argument, path_argument
+from ..arguments import flag_argument, path_argument, shard_argument
 from ..grammar import Grammar, Schema
 from ..oracles import Oracle
 from ..results import RunResult, timeline_frame
@@ -40,7 +40,8 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
         keep_server: bool = False, data_template: bool = False, overwrite: bool = False,
         targets: Optional[Sequence[Union[dict, Target]]] = None,
         oracles: Union[str, Sequence[Union[str, Oracle]]] = ("crash",),
-        known_bugs: Union[None, str, os.PathLike] = None, keep_going: bool = False) -> RunResult:
+        known_bugs: Union[None, str, os.PathLike] = None, keep_going: bool = False,
+        shard: Union[None, str, Tuple[int, int]] = None) -> RunResult:
     """Runs ``grammar`` with ``threads`` sessions against a server and returns the result.
 
     ``server``: "default" (Debian's MariaDB, started by Gauntlet in OUT/server),
@@ -72,6 +73,10 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     ``progress``: True prints the grammar's warnings and then a line a second on stderr; a
     callable gets each second's numbers (returning True stops the run).
 
+    ``shard``: "I/N", this run's part of work split over N CI jobs: it runs seed + I - 1 (a
+    keep-going run's round k seed + I - 1 + (k - 1) N), so that the jobs' seeds (and random
+    schemas) differ; ``gauntlet.triage`` over their folders gives one list.
+
     ``keep_going``: a crash, hang, shutdown or unreachable server does not end
     the run: it is recorded, and the run goes on with fresh servers and data
     until ``duration`` is over, as rounds in OUT/rounds/NNN (round N with seed
@@ -99,6 +104,9 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
         ("threads", threads), ("duration", duration), ("queries", queries), ("seed", seed), ("rate", rate),
         ("statement_timeout", statement_timeout), ("hang_timeout", hang_timeout),
         ("generate_timeout", generate_timeout), ("max_depth", max_depth))}
+    shard = shard_argument(shard)
+    if shard:
+        settings["seed"] = check_setting("seed", settings["seed"] + shard[0] - 1)
     if settings["duration"] == 0 and settings["queries"] == 0:
         raise _core.InvalidInput("duration, queries: give one of them: the run needs an end")
     check_threads_fit(settings["threads"])
@@ -131,7 +139,8 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
               "data": data if data is None or isinstance(data, str) else {"schema": json.loads(data.to_json())},
               "server": without_password(server) if isinstance(server, str) else None, "mysqld": mysqld,
               "statement_log": statement_log, "targets": [t.to_dict() for t in chosen] if targets else None,
-              "oracles": [oracle_label(c) for c in checks], "known_bugs": os.fspath(known_bugs) if known_bugs else None}
+              "oracles": [oracle_label(c) for c in checks], "known_bugs": os.fspath(known_bugs) if known_bugs else None,
+              **({"shard": {"index": shard[0], "count": shard[1]}} if shard else {})}
     label = getattr(g, "_label", str(g))
     if keep_going and keep_server:
         raise _core.InvalidInput("keep_server: a keep-going run starts servers per round and stops each; "

@@ -13,7 +13,7 @@ from typing import Mapping, Optional, Sequence, Union
 
 from .. import _core
 from .dsn import password_source, redact, without_password
-from .managed import server_binary
+from .managed import ManagedServer, server_binary
 
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
 _OPTION = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
@@ -56,7 +56,7 @@ class Target:
     def binary(self) -> str:
         """The server binary Gauntlet starts for this target (Debian's for ``"default"``, the one in
         the folder when the server is an unpacked server's folder)."""
-        return server_binary(self.server)
+        return self.server.binary if isinstance(self.server, ManagedServer) else server_binary(self.server)
 
     def mysqld(self) -> list:
         """The options as server command-line options."""
@@ -75,9 +75,14 @@ class Target:
     def to_dict(self) -> dict:
         """As run.json and findings record it: a DSN without its password, and where the password
         comes from (password_from: "dsn", an environment variable or an option file; what replay
-        needs to log in again)."""
-        server = without_password(self.server) if isinstance(self.server, str) else repr(self.server)
-        record = {"name": self.name, "server": server, "options": self.options, "engine": self.engine}
+        needs to log in again). A ManagedServer is recorded as its binary and options: what a replay or
+        mariadb-test-run starts again."""
+        if isinstance(self.server, ManagedServer):
+            server, options = self.server.binary, _as_dict(self.server.mysqld)
+        else:
+            server, options = without_password(self.server) if isinstance(self.server, str) else repr(self.server), \
+                self.options
+        record = {"name": self.name, "server": server, "options": options, "engine": self.engine}
         if self.is_dsn:
             record["password_from"] = password_source(self.server)
         return record
@@ -86,6 +91,11 @@ class Target:
         extra = "".join(f", {k}={v!r}" for k, v in (("options", self.options), ("engine", self.engine)) if v)
         server = redact(self.server) if isinstance(self.server, str) else repr(self.server)
         return f"Target({self.name!r}, server={server!r}{extra})"
+
+
+def _as_dict(mysqld: Sequence[str]) -> dict:
+    """NAME=VALUE options as {NAME: VALUE}; a flag without a value as True."""
+    return {name: value if sep else True for name, sep, value in (o.partition("=") for o in mysqld)}
 
 
 def parse_target_flag(text: str) -> dict:

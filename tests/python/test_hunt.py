@@ -11,7 +11,8 @@ from lxml import etree
 
 from gauntlet import formats
 from gauntlet.hunts import parse_duration
-from gauntlet.hunts.hunt import _Grammar, _Progress, _schedule
+from gauntlet.hunts.hunt import _Progress
+from gauntlet.hunts.rounds import HuntGrammar, schedule
 from gauntlet.reports.junit import XSD
 
 from conftest import REPO
@@ -39,12 +40,12 @@ def test_durations_read_as_ci_people_write_them():
 
 
 def test_the_users_grammars_take_every_other_round():
-    pool = [_Grammar("mine.yy", "mine", True, 2, 10)] + [_Grammar(f"{n}.yy", n, False, 2, 10) for n in "abc"]
-    names = [_schedule(pool, n, seed=1).name for n in range(6)]
+    pool = [HuntGrammar("mine.yy", "mine", True, 2, 10)] + [HuntGrammar(f"{n}.yy", n, False, 2, 10) for n in "abc"]
+    names = [schedule(pool, n, seed=1).name for n in range(6)]
     assert names == ["mine", "a", "mine", "b", "mine", "c"]
-    assert [_schedule(pool, n, seed=2).name for n in range(4)] == ["mine", "b", "mine", "c"]
-    alone = [_Grammar("x.yy", "x", True, 2, 10), _Grammar("y.yy", "y", True, 2, 10)]
-    assert [_schedule(alone, n, seed=1).name for n in range(4)] == ["x", "y", "x", "y"]
+    assert [schedule(pool, n, seed=2).name for n in range(4)] == ["mine", "b", "mine", "c"]
+    alone = [HuntGrammar("x.yy", "x", True, 2, 10), HuntGrammar("y.yy", "y", True, 2, 10)]
+    assert [schedule(alone, n, seed=1).name for n in range(4)] == ["x", "y", "x", "y"]
 
 
 def test_progress_is_a_bar_on_a_terminal_and_plain_lines_in_a_log():

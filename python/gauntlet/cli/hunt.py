@@ -40,6 +40,9 @@ def add_hunt(sub) -> None:
     h.add_argument("--reduce-share", type=float, default=0.25,
                    help="at most this share of the budget is kept for the new causes' reproducers (default 0.25)")
     h.add_argument("--oracle", default=ORACLES, help=f"the checks (default {ORACLES})")
+    h.add_argument("--dask", metavar="ADDRESS",
+                   help="a Dask scheduler (tcp://host:8786) whose workers run the rounds, one each at a time, each "
+                        "with its own servers; their round folders come back into --out")
     h.add_argument("--shard", metavar="I/N", help="the Ith of N CI jobs that hunt together: rounds I, I + N, ... of "
                                                  "one hunt (disjoint seeds and option rows); `gauntlet triage` over "
                                                  "the jobs' folders gives one list")
@@ -52,7 +55,7 @@ def _hunt(args: argparse.Namespace) -> int:
     result = hunt(args.out, duration=args.duration, grammars=args.grammar, server=args.server, options=args.options,
                   known_bugs=known, seed=args.seed, threads=args.threads, round_seconds=args.round_seconds,
                   reduce_share=args.reduce_share, oracles=args.oracle, with_stock=not args.no_stock,
-                  targets=args.target, shard=args.shard, progress=True)
+                  targets=args.target, shard=args.shard, dask=args.dask, progress=True)
     print(result.text())
     print(f"results: {result.folder} (hunt.json, root_causes.json, rounds/)")
     write_reports(args, args.out)  # the folder as the user named it

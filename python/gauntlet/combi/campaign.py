@@ -45,6 +45,18 @@ _SETTINGS = ("grammar", "redefine", "data", "threads", "duration", "queries", "s
 CLUSTER_TIMEOUT = 10
 
 
+def dask_client(cluster, setting: str = "cluster"):
+    """(a distributed.Client, whether it is ours to close) for a scheduler's address or a Client;
+    InvalidInput naming ``setting`` when the scheduler cannot be reached."""
+    import distributed
+    if isinstance(cluster, distributed.Client):
+        return cluster, False
+    try:
+        return distributed.Client(cluster, timeout=CLUSTER_TIMEOUT), True
+    except OSError as e:
+        raise _core.InvalidInput(f"{setting}: cannot reach the Dask scheduler at {cluster}: {e}") from None
+
+
 def _option_text(value) -> str:
     return ("ON" if value else "OFF") if isinstance(value, bool) else str(value)
 
@@ -250,15 +262,11 @@ class Campaign:
         """Each spec's result as it finishes: here, in worker processes, or on the cluster."""
         if self.cluster is not None:
             import distributed
-            try:
-                client = self.cluster if isinstance(self.cluster, distributed.Client) else \
-                    distributed.Client(self.cluster, timeout=CLUSTER_TIMEOUT)
-            except OSError as e:
-                raise _core.InvalidInput(f"cluster: cannot reach the Dask scheduler at {self.cluster}: {e}") from None
+            client, own = dask_client(self.cluster)
             futures = [client.submit(run_row, spec, pure=False) for spec in specs]
             for future in distributed.as_completed(futures):
                 yield future.result()
-            if client is not self.cluster:
+            if own:
                 client.close()
         elif self.parallel == 1 or len(specs) <= 1:
             for spec in specs:

@@ -11,7 +11,6 @@ new, 0 when not, 2 for bad input or setup.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import pathlib
@@ -21,19 +20,20 @@ import signal
 import subprocess
 import sys
 import time
-from typing import List, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 from .. import _core, stock
 from ..arguments import number_argument, path_argument, shard_argument, writable_folder
-from ..combi import OptionSpace, row_mysqld
+from ..combi import OptionSpace, dask_client
 from ..formats import read_json, stamped
-from ..grammar import Grammar
 from ..reduction import REDUCIBLE, Reduction
 from ..results import load_catalogue, server_lines, servers_of, triage
-from ..runs import Stopped, run
+from ..runs import Stopped
 from ..runs.folder import write_atomically
 from ..server import make_targets
 from ..server.managed import server_binary
+from .rounds import (RoundSpec, hunt_grammars, portable, round_line, run_round, run_round_packed, schedule,
+                     unpack_round)
 
 ORACLES = "errorlog,tlp,norec,transforms"
 # What new causes need of the budget's end: one mariadb-test-run call checks every minimal query
@@ -53,44 +53,6 @@ def parse_duration(text: Union[str, float, int], name: str = "duration") -> floa
     h, mnt, s = (float(g) if g else 0.0 for g in m.groups())
     seconds = 3600 * h + 60 * mnt + s
     return float(number_argument(name, seconds, low=1))
-
-
-@dataclasses.dataclass
-class _Grammar:
-    path: str
-    name: str
-    user: bool
-    threads: int
-    statement_timeout: float
-
-
-def _header_setting(text: str, flag: str, default):
-    m = re.search(rf"--{flag} (\d+)", text)
-    return type(default)(m.group(1)) if m else default
-
-
-def _grammars(user: Sequence[str], threads: Optional[int], with_stock: bool) -> List[_Grammar]:
-    """Every grammar of the hunt, loaded once here so that a bad one fails before any server starts."""
-    if not user and not with_stock:
-        raise _core.InvalidInput("grammars: none to hunt with (no stock grammars, and no grammar given)")
-    found = []
-    theirs = [(str(p), False) for p in stock.hunt_grammars()] if with_stock else []
-    for path, mine in [(stock.resolve(path_argument("grammars", p)), True) for p in user] + theirs:
-        Grammar.from_file(path)  # InvalidInput naming the file, line and column
-        text = pathlib.Path(path).read_text(errors="replace")
-        found.append(_Grammar(path, pathlib.Path(path).stem, mine, threads or _header_setting(text, "threads", 2),
-                              _header_setting(text, "statement-timeout", 10)))
-    return found
-
-
-def _schedule(grammars: List[_Grammar], n: int, seed: int) -> _Grammar:
-    """Round n's grammar (n from 0): the user's take every other round when there are any."""
-    mine = [g for g in grammars if g.user]
-    theirs = [g for g in grammars if not g.user]
-    if mine and (n % 2 == 0 or not theirs):
-        return mine[((n // 2 if theirs else n) + seed - 1) % len(mine)]
-    k = n // 2 if mine else n
-    return theirs[(k + seed - 1) % len(theirs)]
 
 
 def _server_version(server: str) -> str:
@@ -204,12 +166,71 @@ class _Progress:
             self.stream.flush()
 
 
+class _Here:
+    """Rounds run one at a time, in this process."""
+
+    def __init__(self, out: pathlib.Path, say: "_Progress"):
+        self.out, self.say, self.done = out, say, []
+
+    def free(self) -> bool:
+        return not self.done
+
+    def running(self) -> int:
+        return len(self.done)
+
+    def start(self, spec: RoundSpec, began: float) -> None:
+        def status(text: str) -> None:
+            self.say.status = text
+            self.say.redraw()
+        self.done.append((spec, run_round(self.out, spec, status), began))
+
+    def next_done(self):
+        return self.done.pop(0)
+
+    def close(self) -> None:
+        pass
+
+
+class _OnCluster:
+    """Rounds on a Dask cluster's workers, one each at a time; each round's folder comes back packed."""
+
+    def __init__(self, cluster, out: pathlib.Path):
+        import distributed
+        self.distributed, self.out, self.futures = distributed, out, {}
+        self.client, self.own = dask_client(cluster, "dask")
+        self.slots = max(1, len(self.client.scheduler_info()["workers"]))
+
+    def free(self) -> bool:
+        return len(self.futures) < self.slots
+
+    def running(self) -> int:
+        return len(self.futures)
+
+    def start(self, spec: RoundSpec, began: float) -> None:
+        future = self.client.submit(run_round_packed, portable(spec), pure=False)
+        self.futures[future] = (spec, began)
+
+    def next_done(self):
+        done, _ = self.distributed.wait(list(self.futures), return_when="FIRST_COMPLETED")
+        future = next(iter(done))
+        spec, began = self.futures.pop(future)
+        entry, work, packed = future.result()
+        unpack_round(self.out, spec, work, packed)
+        return spec, {**entry, "grammar": spec.grammar.path}, began
+
+    def close(self) -> None:
+        for future in self.futures:
+            future.cancel()
+        if self.own:
+            self.client.close()
+
+
 def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars: Sequence[str] = (),
          server: str = "default", options: Union[None, str, os.PathLike, OptionSpace] = None,
          known_bugs: Union[None, str, os.PathLike] = "default", seed: int = 1, threads: Optional[int] = None,
          round_seconds: Optional[float] = None, reduce_share: float = 0.25, oracles: str = ORACLES,
          with_stock: bool = True, targets: Optional[Sequence[dict]] = None, shard: Union[None, str, tuple] = None,
-         progress: bool = False) -> HuntResult:
+         dask=None, progress: bool = False) -> HuntResult:
     """Hunts for ``duration`` seconds (or "30m") and returns the HuntResult (OUT/hunt.json).
 
     ``grammars``: the user's grammars for the feature under test, run every other round between the
@@ -222,7 +243,9 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     a round's length (default: an eighth of the hunting time, 15 s to 5 min); ``reduce_share``: at
     most this share of the budget is kept for checking and reducing new causes; ``shard``: "I/N", the
     Ith of N CI jobs hunting together: it runs rounds I, I + N, I + 2N ... of the one hunt they share
-    (their seeds, grammars and option rows), and ``triage`` over the jobs' folders gives one list."""
+    (their seeds, grammars and option rows), and ``triage`` over the jobs' folders gives one list;
+    ``dask``: a Dask scheduler's address (or a ``distributed.Client``) whose workers run the rounds, one
+    each at a time, every worker with its own servers; their round folders come back into OUT."""
     total = parse_duration(duration)
     out = writable_folder("out", out).resolve()  # root_causes.json names findings by absolute path
     seed = int(number_argument("seed", seed, whole=True))
@@ -250,7 +273,7 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
         known_bugs = stock.resolve(path_argument("known_bugs", known_bugs))
         if not os.path.isfile(known_bugs):
             raise _core.InvalidInput(f"known_bugs: {known_bugs}: no such file")
-    pool = _grammars(grammars, threads, with_stock)
+    pool = hunt_grammars(grammars, threads, with_stock)
     _clear(out)
     # The catalogue's own reproducers, shown with the known causes they stand for.
     known_tests = ({b.name: str(b.reproducer) for b in load_catalogue(known_bugs).bugs}
@@ -266,32 +289,40 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
               "rounds": [], "causes": [], "seconds": 0.0, "stop_reason": "duration"}
     t0 = time.monotonic()
     causes = None
+    rounds = _OnCluster(dask, out) if dask is not None else _Here(out, say)
     try:
         n, overhead = 0, 0.0  # a round's time besides its run's duration: server start, data, triage
         while True:
-            left = total - (time.monotonic() - t0)
-            reserve = min(share * total, _reserve(record["causes"]))
-            seconds = min(length, left - reserve - overhead)
-            if seconds < _MIN_ROUND_SECONDS:
+            while rounds.free():
+                left = total - (time.monotonic() - t0)
+                reserve = min(share * total, _reserve(record["causes"]))
+                seconds = min(length, left - reserve - overhead)
+                if seconds < _MIN_ROUND_SECONDS:
+                    break
+                number = n * count + index - 1  # over all shards, from 0: its seed, grammar and option row
+                rounds.start(RoundSpec(number, schedule(pool, number, seed), seconds, seed, server, targets,
+                                       dict(plan[number % len(plan)]) if plan is not None else None,
+                                       number % len(plan) if plan is not None else None, known_bugs, oracles),
+                             time.monotonic())
+                n += 1
+            if not rounds.running():
                 break
-            number = n * count + index - 1  # over all shards, from 0: its seed, grammar and option row
-            g = _schedule(pool, number, seed)
-            began = time.monotonic()
-            record["rounds"].append(_round(out, number, g, seconds, seed, server, targets, plan, known_bugs, oracles,
-                                           say))
+            spec, entry, began = rounds.next_done()
+            say.line(round_line(spec, entry))
+            record["rounds"] = sorted(record["rounds"] + [entry], key=lambda r: r["round"])
             record["servers"] = record.get("servers") or servers_of(
-                read_json(out / record["rounds"][-1]["folder"] / "summary.json", "summary"))
+                read_json(out / entry["folder"] / "summary.json", "summary"))
             causes = _causes(out, known_bugs, known_tests, record, say)
-            overhead = max(overhead, time.monotonic() - began - seconds)
+            overhead = max(overhead, time.monotonic() - began - spec.seconds)
             record["seconds"] = time.monotonic() - t0
             _save(out, record)  # readable (gauntlet report) while the hunt goes on
-            n += 1
         if causes is not None:
             _reproduce(out, causes, record, t0 + total, say)
     except Stopped:
         record["stop_reason"] = "interrupted"
         raise
     finally:
+        rounds.close()
         record["seconds"] = time.monotonic() - t0
         say.done()
         _save(out, record)
@@ -314,34 +345,6 @@ def _save(out: pathlib.Path, record: dict) -> None:
 def _reserve(causes: list) -> float:
     new = [c for c in causes if not c.get("known") and not c.get("reproducer")]
     return _VERIFY_SECONDS + _REDUCE_SECONDS * sum(1 for c in new if not c.get("minimal"))
-
-
-def _round(out: pathlib.Path, n: int, g: _Grammar, seconds: float, seed: int, server: str, targets, plan,
-           known_bugs, oracles: str, say: _Progress) -> dict:
-    s = seed + n
-    row = dict(plan[n % len(plan)]) if plan is not None else None
-    folder = out / "rounds" / f"{n + 1:03d}-{g.name}"
-    say.status = f"round {n + 1}: {g.name}.yy"
-    say.redraw()
-
-    def tick(second) -> bool:
-        if second is not None:
-            say.status = f"round {n + 1}: {g.name}.yy, {second['statements']:,} statements/s"
-        say.redraw()
-        return False
-
-    result = run(g.path, data=f"random:{s}", seed=s, threads=g.threads, statement_timeout=g.statement_timeout,
-                 hang_timeout=30, duration=seconds, out=folder, overwrite=True, keep_going=True, statement_log=True,
-                 oracles=oracles, known_bugs=known_bugs, server=server, targets=targets,
-                 mysqld=row_mysqld(row) if row else None, progress=tick)
-    summary = result.summary()
-    entry = {"round": n + 1, "grammar": g.path, "user_grammar": g.user, "seed": s, "options": row,
-             "folder": str(folder.relative_to(out)), "seconds": summary["seconds"],
-             "statements": summary["statements"], "findings": len(result.findings),
-             "stop_reason": summary.get("stop_reason", "")}
-    say.line(f"round {n + 1} {g.name}.yy (seed {s}{', options row ' + str(n % len(plan) + 1) if plan else ''}): "
-             f"{entry['statements']:,} statements in {entry['seconds']:.0f} s, {entry['findings']} findings")
-    return entry
 
 
 def _causes(out: pathlib.Path, known_bugs, known_tests: dict, record: dict, say: _Progress):

@@ -7,7 +7,7 @@ DEBS    := cmake g++ make libboost-dev nlohmann-json3-dev libperl-dev libmariadb
            mariadb-server mariadb-client mariadb-test gdb pybind11-dev \
            python3-pybind11 python3-pytest python3-pytest-xdist python3-setuptools python3-pip python3-venv python3-pandas python3-matplotlib \
            python3-jsonschema python3-nbclient python3-nbformat python3-ipykernel python3-distributed python3-scipy libgtest-dev \
-           libbenchmark-dev clang libclang-rt-14-dev python3-jinja2 python3-lxml chromium-headless-shell
+           libbenchmark-dev clang libclang-rt-14-dev python3-jinja2 python3-lxml python3-yaml chromium-headless-shell
 export PYTHONPATH := $(CURDIR)/python
 
 .PHONY: deps build check test sanitize tsan asan demo bench fuzz clean

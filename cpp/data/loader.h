@@ -52,8 +52,8 @@ struct LoadStats {
 // then loads their rows. Throws Error when a database cannot be created.
 LoadStats LoadSchema(Connection& connection, const Schema& schema, const LoadOptions& options);
 
-// Reads tables, columns and indexes of `databases` (all but the system ones
-// when empty) from information_schema.
+// Reads tables, columns and indexes of `databases` (when empty, all but the
+// system ones and Gauntlet's gauntlet_ledger) from information_schema.
 Schema IntrospectSchema(Connection& connection, const std::vector<std::string>& databases = {});
 
 }  // namespace gauntlet

@@ -1,5 +1,7 @@
 #include "exec/executor.h"
 
+#include <signal.h>
+
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -263,7 +265,7 @@ void Executor::Watch(double now_s) {
     shared_->AddFinding(std::move(f));
     Stop("hang");
     for (const Target& t : targets_)
-      if (t.probe != nullptr) t.probe->Kill();  // a managed server: kill it
+      if (t.probe != nullptr) t.probe->Kill(SIGKILL);  // a managed server: kill it
     for (auto& w : workers_) w->session->AbortAll();  // an external one: let go of it
   }
 }
@@ -378,6 +380,10 @@ void Executor::Supervise(const Tick& tick) {
     last_look = look;
     const double elapsed = shared_->Since(NowNs());
     if (options_.duration > 0 && elapsed >= options_.duration) Stop("duration");
+    if (options_.kill_at > 0 && elapsed >= options_.kill_at && Stop("killed")) {
+      for (const Target& t : targets_)
+        if (t.probe != nullptr) t.probe->Kill(options_.kill_signal);
+    }
     bool all_done = true;
     for (auto& w : workers_) all_done &= w->done.load();
     if (all_done) {

@@ -67,6 +67,11 @@ struct RunOptions {
   std::vector<KnownBug> known_bugs;  // findings matching these are marked known
   RootCauses::KeyOf root_cause_key;  // groups findings in OUT/root_causes.json (null: by signature)
   size_t history = 20;               // statements before a finding's, kept per session
+  // Killing the managed servers on purpose (the recovery oracle's crashes): at
+  // this many seconds (0 = never) the run stops with stop_reason "killed" and
+  // sends them kill_signal; what the sessions then meet is no finding.
+  double kill_at = 0;
+  int kill_signal = 9;  // SIGKILL
 };
 
 class Executor {

@@ -23,7 +23,8 @@ class ServerProbe {
   virtual ~ServerProbe() = default;
   virtual bool Alive() = 0;
   virtual CrashReport Crash() = 0;
-  virtual void Kill() = 0;  // unblocks sessions stuck on a hung server
+  // SIGKILL unblocks sessions stuck on a hung server; any signal kills on purpose (RunOptions::kill_at).
+  virtual void Kill(int signal) = 0;
   // The server's error log, for the error-log oracle; "" when not readable.
   virtual std::string ErrorLog() { return ""; }
 };

@@ -14,9 +14,9 @@ CrashReport ManagedServerProbe::Crash() {
   return server_->Crash();
 }
 
-void ManagedServerProbe::Kill() {
+void ManagedServerProbe::Kill(int signal) {
   std::lock_guard<std::mutex> lock(mu_);
-  server_->Kill(SIGKILL);
+  server_->Kill(signal);
 }
 
 std::string ManagedServerProbe::ErrorLog() { return server_->error_log(); }

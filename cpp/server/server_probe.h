@@ -16,7 +16,7 @@ class ManagedServerProbe : public ServerProbe {
   explicit ManagedServerProbe(ManagedServer* server) : server_(server) {}
   bool Alive() override;
   CrashReport Crash() override;
-  void Kill() override;
+  void Kill(int signal) override;
   std::string ErrorLog() override;
 
  private:
@@ -29,7 +29,7 @@ class ExternalServerProbe : public ServerProbe {
   explicit ExternalServerProbe(ConnectionParams params) : params_(std::move(params)) {}
   bool Alive() override;
   CrashReport Crash() override { return {}; }
-  void Kill() override {}  // not ours to kill
+  void Kill(int) override {}  // not ours to kill
 
  private:
   ConnectionParams params_;

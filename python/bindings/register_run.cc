@@ -414,7 +414,9 @@ void RegisterRunResults(py::module_& m) {
       .def_readwrite("statement_log", &RunOptions::statement_log)
       .def_readwrite("max_depth", &RunOptions::max_depth)
       .def_readwrite("known_bugs", &RunOptions::known_bugs)
-      .def_readwrite("history", &RunOptions::history);
+      .def_readwrite("history", &RunOptions::history)
+      .def_readwrite("kill_at", &RunOptions::kill_at)
+      .def_readwrite("kill_signal", &RunOptions::kill_signal);
 
   py::class_<KnownBug>(m, "KnownBug",
                        "Findings whose signature holds `pattern`, or whose root-cause key matches a glob of `causes` "

@@ -155,6 +155,8 @@ class RunOptions:
     generate_timeout: Any
     hang_timeout: Any
     history: Any
+    kill_at: Any
+    kill_signal: Any
     known_bugs: Any
     max_depth: Any
     out_dir: Any

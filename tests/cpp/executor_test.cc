@@ -126,6 +126,25 @@ TEST(Executor, ServerCrashAtManyMomentsIsOneCrashFinding) {
   }
 }
 
+// The recovery oracle's kills (RunOptions::kill_at): the run stops as "killed", and what the sessions
+// meet of the dying server (its crash report too) is no finding.
+TEST(Executor, AKillOnPurposeUnderLoadIsNoFinding) {
+  for (const int sig : {SIGKILL, SIGSEGV}) {
+    Fixture f;
+    RunOptions o = Sessions(8);
+    o.kill_at = 0.5;
+    o.kill_signal = sig;
+    const RunResult r = f.Run(kLoad, o);
+    EXPECT_EQ(r.stop_reason, "killed");
+    EXPECT_TRUE(r.findings.empty()) << r.findings[0].signature;
+    EXPECT_LT(r.seconds, 5);
+    for (int i = 0; i < 600 && f.server().Alive(); ++i)  // a SIGSEGV's report takes a moment
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(f.server().Alive());
+    f.server().Start();  // the datadir recovers (the fixture stops it)
+  }
+}
+
 TEST(Executor, StoppedServerIsOneHangFinding) {
   Fixture f;
   RunOptions o = Sessions(4);
@@ -321,7 +340,7 @@ TEST(Executor, OraclesOnTwoTargetsUnderLoadWhileOneCrashes) {
     const auto delay = std::chrono::milliseconds(std::uniform_int_distribution<int>(1500, 2500)(rng));
     std::thread fault([&] {
       std::this_thread::sleep_for(delay);
-      b_probe.Kill();  // SIGKILL, under the probe's lock (the sessions probe meanwhile)
+      b_probe.Kill(SIGKILL);  // SIGKILL, under the probe's lock (the sessions probe meanwhile)
     });
     const RunResult r = executor.Run();
     fault.join();

@@ -29,7 +29,7 @@ from .report import add_report, add_report_flags, write_reports
 from .known_bugs import add_known_bugs
 
 # Settings whose value is text (the others are numbers or flags, checked by run()).
-_TEXT = {"grammar": str, "data": str, "server": str, "out": str, "known_bugs": str, "shard": str}
+_TEXT = {"grammar": str, "data": str, "server": str, "out": str, "known_bugs": str, "shard": str, "kill_signal": str}
 _LISTS = ("redefine", "mysqld", "oracles")
 # Settings whose flag is singular (repeated on the command line); a config file may use either spelling.
 _FLAG_SPELLINGS = {"oracle": "oracles", "target": "targets"}
@@ -379,6 +379,11 @@ def _add_run(sub) -> None:
     r.add_argument("--keep-going", action="store_true", default=None,
                    help="after a crash, hang or shutdown: record it, start fresh servers and go on until "
                         "--duration (rounds in OUT/rounds/NNN)")
+    r.add_argument("--crash-every", type=float, metavar="S",
+                   help="with --oracle recovery: kill the server about every S seconds (default 10), restart it "
+                        "and check what survived")
+    r.add_argument("--kill-signal", choices=("SIGKILL", "SIGSEGV", "SIGABRT"),
+                   help="with --oracle recovery: how the server is killed (default SIGKILL)")
     r.add_argument("--shard", metavar="I/N",
                    help="the Ith of N CI jobs that split the work: seed + I - 1 (a keep-going run's rounds step "
                         "by N), so that the jobs' seeds differ; `gauntlet triage` over their folders gives one list")

@@ -178,6 +178,13 @@ class RunResult:
                                                                        key=lambda x: -x[1])[:4])
             lines.append(f"  oracle {name}: {o['checked']:,} checked, {o['passed']:,} passed, {o['fired']:,} fired, "
                          f"{o['skipped']:,} skipped" + (f" ({skipped})" if skipped else ""))
+        rec = s.get("recovery")
+        if rec:
+            times = rec.get("recovery_seconds") or []
+            lines.append(f"recovery     {rec['kills']} kills ({rec.get('signal')}), {rec['recoveries']} recoveries"
+                         + (f" in {sum(times) / len(times):.1f} s on average, {max(times):.1f} s at most" if times else "")
+                         + f"; {rec.get('tables_checked', 0)} tables and {rec.get('commits_checked', 0):,} acknowledged "
+                           "commits checked after the last")
         for f in self.findings:
             known = f" [known: {f['known']}]" if f.get("known") else ""
             times = f" (x{f['occurrences']})" if f.get("occurrences", 1) > 1 else ""

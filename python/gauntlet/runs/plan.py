@@ -32,6 +32,7 @@ RUN_DEFAULTS = {
     "statement_log": _EXECUTOR.statement_log, "max_depth": _EXECUTOR.max_depth, "trusted_perl": False,
     "keep_server": False, "data_template": False, "overwrite": False,
     "targets": None, "oracles": ["crash"], "known_bugs": None, "keep_going": False, "shard": None,
+    "crash_every": 0.0, "kill_signal": "SIGKILL",
 }
 
 LIMITS = {

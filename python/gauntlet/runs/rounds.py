@@ -34,7 +34,7 @@ from .preparation import remove_stopped_server
 from .signals import Interrupts, progress_printer
 
 # How a round ends when the server, not the run, stopped it: the next round starts.
-GO_ON = ("crash", "shutdown", "hang", "unreachable")
+GO_ON = ("crash", "shutdown", "hang", "unreachable", "killed")  # killed: the recovery oracle's, on purpose
 
 
 def keep_going(workload, label: str, data, plan: RunPlan):
@@ -155,6 +155,8 @@ class _Total:
         s["stop_reason"], s["error"] = r.get("stop_reason", ""), r.get("error")
         if r.get("signal"):
             s["signal"] = r["signal"]
+        if "recovery" in r:  # the recovery oracle's round: its kill and what recovery checked
+            self._add_recovery(r["recovery"])
         ids = [self._add_finding(n, f) for f in r.get("findings", [])]
         s["finding_counts"] = _core.finding_counts(s["findings"])
         s["rounds"].append({"round": n, "dir": f"rounds/{n:03d}", "seed": r.get("seed"), "at": offset,
@@ -165,6 +167,16 @@ class _Total:
         self._append("events.jsonl", [{"type": "second", **x} for x in seconds]
                      + [{"type": "round", **s["rounds"][-1]}])
         self.write_summary()
+
+    def _add_recovery(self, x: dict) -> None:
+        mine = self.summary.setdefault("recovery", {"kills": 0, "recoveries": 0, "signal": x.get("signal"),
+                                                    "recovery_seconds": [], "tables_checked": 0, "commits_checked": 0})
+        mine["kills"] += x.get("kills", 0)
+        mine["recoveries"] += x.get("recoveries", 0)
+        if "recovery_seconds" in x:
+            mine["recovery_seconds"].append(x["recovery_seconds"])
+        for key in ("tables_checked", "commits_checked"):  # the last check's: the ledger's grow
+            mine[key] = x.get(key, mine[key])
 
     def interrupted(self, signum: int) -> None:
         import signal

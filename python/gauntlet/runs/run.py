@@ -13,7 +13,7 @@ import warnings
 from typing import Callable, Optional, Sequence, Tuple, Union
 
 from .. import _core
-from ..arguments import flag_argument, path_argument, shard_argument
+from ..arguments import flag_argument, number_argument, path_argument, shard_argument
 from ..grammar import Grammar, Schema
 from ..oracles import Oracle
 from ..results import RunResult, timeline_frame
@@ -24,6 +24,7 @@ from .signals import raise_if_signalled
 from .plan import (RUN_DEFAULTS, RunPlan, check_kept_oracles, check_setting, check_threads_fit, checked_targets, data_spec,
                    oracle_label, oracle_names)
 from .plan import known_bugs as known_bugs_of
+from .recovery import recovery_run
 from .rounds import keep_going as run_keep_going
 
 
@@ -41,7 +42,8 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
         targets: Optional[Sequence[Union[dict, Target]]] = None,
         oracles: Union[str, Sequence[Union[str, Oracle]]] = ("crash",),
         known_bugs: Union[None, str, os.PathLike] = None, keep_going: bool = False,
-        shard: Union[None, str, Tuple[int, int]] = None) -> RunResult:
+        shard: Union[None, str, Tuple[int, int]] = None, crash_every: float = _D["crash_every"],
+        kill_signal: str = _D["kill_signal"]) -> RunResult:
     """Runs ``grammar`` with ``threads`` sessions against a server and returns the result.
 
     ``server``: "default" (Debian's MariaDB, started by Gauntlet in OUT/server),
@@ -76,6 +78,12 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     ``shard``: "I/N", this run's part of work split over N CI jobs: it runs seed + I - 1 (a
     keep-going run's round k seed + I - 1 + (k - 1) N), so that the jobs' seeds (and random
     schemas) differ; ``gauntlet.triage`` over their folders gives one list.
+
+    ``oracles=[..., "recovery"]``: the server is killed under load (``kill_signal``: SIGKILL, SIGSEGV or
+    SIGABRT) about every ``crash_every`` seconds (default 10; at a random moment of each period's
+    second half), restarted on its datadir and checked: it recovers, its InnoDB tables check clean,
+    and every commit of Gauntlet's own ledger the server acknowledged is there, whole
+    (gauntlet/runs/recovery.py). The rounds are in OUT/rounds/NNN, as a keep-going run's.
 
     ``keep_going``: a crash, hang, shutdown or unreachable server does not end
     the run: it is recorded, and the run goes on with fresh servers and data
@@ -141,6 +149,13 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
               "statement_log": statement_log, "targets": [t.to_dict() for t in chosen] if targets else None,
               "oracles": [oracle_label(c) for c in checks], "known_bugs": os.fspath(known_bugs) if known_bugs else None,
               **({"shard": {"index": shard[0], "count": shard[1]}} if shard else {})}
+    recovering = "recovery" in checks
+    if recovering:
+        crash_every = float(number_argument("crash_every", crash_every)) or 10.0
+        record.update({"crash_every": crash_every, "kill_signal": kill_signal})
+        if keep_going:
+            raise _core.InvalidInput("keep_going: the recovery oracle's rounds go on after its kills; "
+                                     "a crash of the workload's ends the run")
     label = getattr(g, "_label", str(g))
     if keep_going and keep_server:
         raise _core.InvalidInput("keep_server: a keep-going run starts servers per round and stops each; "
@@ -148,6 +163,8 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     plan = RunPlan(spec=spec, settings=settings, targets=chosen, out=pathlib.Path(out), record=record, oracles=checks,
                    known=known, mysqld=mysqld, statement_log=statement_log, progress=progress,
                    keep_server=keep_server, data_template=data_template, overwrite=overwrite)
+    if recovering:
+        return raise_if_signalled(recovery_run(g._g, label, plan, crash_every, kill_signal))
     if keep_going:
         return raise_if_signalled(run_keep_going(g._g, label, data, plan))
     return raise_if_signalled(run_workload(g._g, {"grammar": label}, plan))

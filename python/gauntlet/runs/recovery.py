@@ -1,0 +1,323 @@
+"""The recovery oracle (``oracles=[..., "recovery"]``, ``crash_every``): the run goes in rounds on one
+server and one datadir; each round the executor kills the server under load at a random moment of its
+second half (RunOptions.kill_at: SIGKILL, or the signal asked for), then the server is started again on
+the same datadir and checked:
+
+- it comes back (else a ``recovery`` finding with its error log's lines, and the run ends);
+- its InnoDB tables check clean (``CHECK TABLE ... EXTENDED``; InnoDB's [ERROR] lines of the restart):
+  a ``corruption`` finding names the table (MyISAM and MEMORY lose data on a kill by design, unchecked);
+- every commit of Gauntlet's ledger that the server acknowledged before the kill is there, whole
+  (Ledger): a ``lost-commit`` finding lists what is missing or torn.
+
+The next round goes on from the recovered state. OUT/rounds/NNN hold the rounds, as a keep-going run's;
+each round's summary has ``recovery`` (its kill, how long recovery took, the commits checked), the
+run's summary the sums.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import random
+import shutil
+import signal
+import threading
+import time
+from typing import Dict, List
+
+from .. import _core
+from ..formats import stamped
+from ..results import RunResult
+from ..server import Connection, ManagedServer, Target
+from .execute import run_workload
+from .folder import claim_out, write_atomically
+from .plan import RunPlan
+from .preparation import remove_stopped_server
+from .signals import Interrupts
+
+LEDGER = "gauntlet_ledger"  # IntrospectSchema (data/loader.cc) leaves it out of the workload's schema
+_ITEMS = 3  # rows a ledger transaction writes besides its commit row: all or none may survive a kill
+_RECOVERY_TIMEOUT = 300  # seconds a restart may take (InnoDB's crash recovery)
+_CHECKED_ENGINES = ("InnoDB",)  # crash-safe: a kill must leave them whole
+
+
+class Ledger:
+    """Gauntlet's own commits beside the workload: ``sessions`` connections each write transactions
+    numbered in order (every other one three item rows and its commit row, the others a lone autocommit
+    row) and note those the server acknowledged, until the connection is lost (the kill). After
+    recovery, ``check`` compares: every acknowledged commit must be there, and every commit there (the
+    one in flight at the kill included) must be whole."""
+
+    def __init__(self, sessions: int = 2):
+        self.sessions = sessions
+        self.acked: Dict[int, List[int]] = {s: [] for s in range(1, sessions + 1)}
+        self.attempted: Dict[int, int] = {s: 0 for s in range(1, sessions + 1)}
+        self.reported: set = set()  # (session, seq) of earlier findings: each loss is one kill's
+        self._threads: List[threading.Thread] = []
+        self._stop = threading.Event()
+
+    @staticmethod
+    def create(server: ManagedServer) -> None:
+        c = Connection(server)
+        for sql in (f"CREATE DATABASE IF NOT EXISTS {LEDGER}",
+                    f"CREATE TABLE IF NOT EXISTS {LEDGER}.commits (session INT, seq INT, items INT, "
+                    "PRIMARY KEY (session, seq)) ENGINE=InnoDB",
+                    f"CREATE TABLE IF NOT EXISTS {LEDGER}.items (session INT, seq INT, item INT, "
+                    "PRIMARY KEY (session, seq, item)) ENGINE=InnoDB"):
+            c.query(sql)
+
+    def start(self, server: ManagedServer) -> None:
+        """Writes until the server is gone or ``stop``."""
+        self._stop.clear()
+        self._threads = [threading.Thread(target=self._write, args=(server, s), daemon=True)
+                         for s in range(1, self.sessions + 1)]
+        for t in self._threads:
+            t.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join()
+
+    def _write(self, server: ManagedServer, session: int) -> None:
+        try:
+            c = Connection(server)
+        except _core.GauntletError:
+            return
+        while not self._stop.is_set():
+            seq = self.attempted[session] + 1
+            self.attempted[session] = seq
+            if seq % 2:
+                values = ", ".join(f"({session}, {seq}, {i})" for i in range(1, _ITEMS + 1))
+                steps = ["START TRANSACTION", f"INSERT INTO {LEDGER}.items VALUES {values}",
+                         f"INSERT INTO {LEDGER}.commits VALUES ({session}, {seq}, {_ITEMS})", "COMMIT"]
+            else:
+                steps = [f"INSERT INTO {LEDGER}.commits VALUES ({session}, {seq}, 0)"]
+            for sql in steps:
+                if c.execute(sql, fetch=False).outcome["kind"] != "ok":
+                    return  # the kill: this one's fate is for the check to see
+            self.acked[session].append(seq)
+
+    def check(self, server: ManagedServer) -> dict:
+        """What survived: {"checked": acknowledged commits checked, "lost": [...], "torn": [...],
+        "unexpected": [...]} (each a "session:seq")."""
+        c = Connection(server)
+        commits = {(s, q): n for s, q, n in c.query(f"SELECT session, seq, items FROM {LEDGER}.commits")}
+        items = {(s, q): n for s, q, n in c.query(f"SELECT session, seq, COUNT(*) FROM {LEDGER}.items "
+                                                  "GROUP BY session, seq")}
+        acked = {(s, q) for s, seqs in self.acked.items() for q in seqs}
+        in_flight = {(s, q) for s, q in self.attempted.items() if q and (s, q) not in acked}
+        # Torn: a commit row without all its items, or items without their commit row.
+        torn = sorted(k for k in set(commits) | set(items) if k not in commits or items.get(k, 0) != commits[k])
+        seen = {"checked": len(acked), "lost": sorted(acked - set(commits) - self.reported),
+                "torn": sorted(set(torn) - self.reported),
+                "unexpected": sorted(set(commits) - acked - in_flight - self.reported)}
+        self.reported.update(seen["lost"], seen["torn"], seen["unexpected"])
+        for s, q in in_flight & set(commits):  # committed, its answer lost with the kill: durable from now on
+            self.acked[s].append(q)
+        return {k: v if k == "checked" else [f"{s}:{q}" for s, q in v] for k, v in seen.items()}
+
+
+@dataclasses.dataclass
+class _Kill:
+    at: float
+    signal: int
+
+
+def recovery_run(workload, label: str, plan: RunPlan, crash_every: float, kill_signal: str) -> RunResult:
+    """run() with the recovery oracle: rounds of ``crash_every`` seconds, each ended by a kill and
+    checked after recovery, until the duration is over."""
+    from .rounds import run_rounds  # the keep-going run's sum of rounds
+    settings, out = plan.settings, plan.out
+    target = plan.targets[0]
+    if len(plan.targets) > 1 or target.is_dsn or isinstance(target.server, ManagedServer):
+        raise _core.InvalidInput("oracles: recovery kills and restarts its server: one target, a server Gauntlet "
+                                 "starts ('default', a binary or a folder)")
+    number = getattr(signal, kill_signal, None) if isinstance(kill_signal, str) else None
+    if number not in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT):
+        raise _core.InvalidInput(f"kill_signal: SIGKILL, SIGSEGV or SIGABRT, not {kill_signal!r}")
+    lock = claim_out(out, plan.overwrite)
+    if (out / "rounds").exists():  # an earlier run's, which overwrite replaces
+        shutil.rmtree(out / "rounds")
+    if (out / "server").exists():  # its datadir too: this run's server starts fresh
+        remove_stopped_server(out / "server")
+    server = ManagedServer(out / "server", binary=target.binary, mysqld=list(plan.mysqld or []) + target.mysqld(),
+                           die_with_parent=True)
+    ledger = Ledger()
+    chance = random.Random(settings["seed"])
+    try:
+        from ..version import __version__
+        record = {**plan.record, "keep_going": True, "gauntlet_version": __version__}
+        (out / "run.json").write_text(json.dumps(stamped("run", record), indent=2, default=str) + "\n")
+
+        def start_round(n, folder, left, tick):
+            seconds = min(crash_every, left)
+            kill = _Kill(seconds * chance.uniform(0.5, 1.0), number)
+            mine = dataclasses.replace(
+                plan, spec=plan.spec if n == 1 else None, targets=[Target(target.name, server, engine=target.engine)],
+                settings={**settings, "duration": seconds, "kill_at": kill.at, "kill_signal": kill.signal},
+                out=folder, progress=_starting_ledger(tick, server, ledger), keep_server=False, overwrite=False,
+                record={**record, "duration": seconds, "keep_going": False, "round": n, "round_of": str(out)})
+            result = run_workload(workload, {"grammar": label, "round": n}, mine)
+            ledger.stop()
+            if result.summary().get("stop_reason") != "killed":
+                return result
+            return _recovered(result, server, ledger, kill, plan)
+
+        info = {"grammar": label, "settings": record, "seed": settings["seed"], "threads": settings["threads"]}
+        server.start()  # here, not by the first round's run, which would stop it at its end
+        Ledger.create(server)
+        with Interrupts() as interrupts:
+            return run_rounds(start_round, info, out, settings["duration"], plan.progress, interrupts)
+    finally:
+        ledger.stop()
+        server.stop()
+        lock.close()
+
+
+def _starting_ledger(tick, server: ManagedServer, ledger: Ledger):
+    """The round's progress callback, which also starts the ledger with the workload's statements (not
+    while the data loads: its commits would slow that down)."""
+    started = []
+
+    def call(second):
+        if not started:
+            started.append(True)
+            ledger.start(server)
+        return tick(second) if tick else False
+    return call
+
+
+def _recovered(result: RunResult, server: ManagedServer, ledger: Ledger, kill: _Kill, plan: RunPlan) -> RunResult:
+    """After a round's kill: the server restarted on its datadir and checked; the findings and the
+    round's ``recovery`` record added to its summary."""
+    deadline = time.monotonic() + 60
+    while server.alive and time.monotonic() < deadline:  # a SIGSEGV's report takes a moment
+        time.sleep(0.05)
+    if server.alive:
+        server.kill(signal.SIGKILL)
+    log_from = _log_size(server)
+    t0 = time.monotonic()
+    findings, facts = [], {"kills": 1, "signal": signal.Signals(kill.signal).name, "killed_at": round(kill.at, 3)}
+    try:
+        server.start()
+    except (_core.ServerError, _core.InvalidInput) as e:
+        findings.append(_finding("recovery", f"recovery: the server did not start after {facts['signal']}",
+                                 f"the restart on the killed server's datadir failed: {e}"))
+    else:
+        facts.update({"recoveries": 1, "recovery_seconds": round(time.monotonic() - t0, 3)})
+        findings += _checked_tables(server, facts)
+        findings += _restart_log(server, log_from)
+        findings += _table_files(server, facts)
+        findings += _checked_ledger(server, ledger, facts)
+    summary = dict(result.summary())
+    for f in findings:
+        f["targets"] = [plan.targets[0].name]
+    if findings:
+        described = {t.name: t.to_dict() for t in plan.targets}
+        recorded = _core.record_findings(str(result.out), findings, plan.known, described)
+        summary["findings"] = list(summary.get("findings", [])) + recorded
+        summary["finding_counts"] = _core.finding_counts(summary["findings"])
+    summary["recovery"] = facts
+    if "recoveries" not in facts:
+        summary["stop_reason"] = "recovery"
+    write_atomically(result.out / "summary.json", json.dumps(stamped("summary", summary), indent=1) + "\n")
+    return RunResult(result.out, summary, result.timeline())
+
+
+def _log_size(server: ManagedServer) -> int:
+    try:
+        with open(server.error_log, "rb") as f:
+            return f.seek(0, 2)
+    except OSError:
+        return 0
+
+
+def _finding(kind: str, signature: str, detail: str) -> dict:
+    return {"kind": kind, "oracle": "recovery", "signature": signature, "detail": detail, "statement": "",
+            "thread": 0, "at": 0}
+
+
+def _checked_tables(server: ManagedServer, facts: dict) -> list:
+    c = Connection(server)
+    tables = c.query("SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' "
+                     f"AND ENGINE IN ({', '.join(repr(e) for e in _CHECKED_ENGINES)}) AND TABLE_SCHEMA NOT IN "
+                     "('mysql', 'information_schema', 'performance_schema', 'sys')")
+    findings = []
+    for db, table in tables:
+        name = f"`{db}`.`{table}`"
+        r = c.execute(f"CHECK TABLE {name} EXTENDED")
+        bad = [row for row in r.rows if str(row[2]).lower() == "error" or
+               (str(row[2]).lower() == "status" and str(row[3]).upper() != "OK")]
+        if r.outcome["kind"] != "ok" or bad:
+            why = "; ".join(str(row[3]) for row in bad) or r.outcome.get("message", "")
+            findings.append(_finding("corruption", f"corruption: CHECK TABLE after a kill: {why[:120]}",
+                                     f"CHECK TABLE {name} EXTENDED after recovery: {why}"))
+    facts["tables_checked"] = len(tables)
+    return findings
+
+
+def _restart_log(server: ManagedServer, offset: int) -> list:
+    """InnoDB's [ERROR] lines of the restart (its crash recovery): a clean recovery logs none."""
+    try:
+        with open(server.error_log, "rb") as f:
+            f.seek(offset)
+            lines = f.read().decode(errors="replace").splitlines()
+    except OSError:
+        return []
+    bad = [line for line in lines if "[ERROR]" in line and "InnoDB" in line]
+    if not bad:
+        return []
+    return [_finding("corruption", "corruption: InnoDB [ERROR] in crash recovery", "\n".join(bad[:40]))]
+
+
+def _file_name(name: str) -> str:
+    """A table's name as the server names its files (@XXXX for what is not a letter, digit or _)."""
+    return "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else f"@{ord(ch):04x}" for ch in name)
+
+
+def _table_files(server: ManagedServer, facts: dict) -> list:
+    """MariaDB's DDL is atomic: after a kill mid-DDL, recovery leaves each table (and view) as before or
+    as after, never a file without its table (a #sql-... one, a half-renamed one) or a table without
+    its .frm. The datadir's folders and information_schema must agree."""
+    c = Connection(server)
+    known = {}
+    for db, table in c.query("SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA "
+                             "NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')"):
+        known.setdefault(_file_name(db), set()).add(_file_name(table))
+    # InnoDB's own tables by file name: those of information_schema, their partitions (t#P#p0) and the
+    # full-text indexes' auxiliary tables (FTS_...).
+    innodb = {name for (name,) in c.query("SELECT NAME FROM information_schema.INNODB_SYS_TABLES")}
+    problems = []
+    datadir = pathlib.Path(server.datadir)
+    for folder in sorted(p for p in datadir.iterdir() if p.is_dir() and p.name not in
+                         ("mysql", "performance_schema", "sys", "#innodb_temp", "#innodb_redo")):
+        tables = known.get(folder.name, set())
+        frm = set()
+        for f in folder.iterdir():
+            if f.name.startswith("#sql"):
+                problems.append(f"{folder.name}/{f.name}: a temporary table file left by DDL")
+            elif f.suffix == ".frm":
+                frm.add(f.stem)
+            elif f.suffix == ".ibd" and f"{folder.name}/{f.stem}" not in innodb:
+                problems.append(f"{folder.name}/{f.name}: a file of no InnoDB table")
+        problems += [f"{folder.name}/{n}.frm: no such table in information_schema" for n in sorted(frm - tables)]
+        problems += [f"{folder.name}.{n}: a table without its .frm" for n in sorted(tables - frm)]
+    facts["table_files_checked"] = sum(len(t) for t in known.values())
+    if not problems:
+        return []
+    return [_finding("recovery", f"recovery: table files and information_schema disagree after {facts['signal']}",
+                     "\n".join(problems[:60]))]
+
+
+def _checked_ledger(server: ManagedServer, ledger: Ledger, facts: dict) -> list:
+    seen = ledger.check(server)
+    facts["commits_checked"] = seen["checked"]
+    if not (seen["lost"] or seen["torn"] or seen["unexpected"]):
+        return []
+    what = [f"{len(seen[k])} {k}" for k in ("lost", "torn", "unexpected") if seen[k]]
+    detail = "\n".join(f"{k}: {', '.join(seen[k][:50])}" + (" ..." if len(seen[k]) > 50 else "")
+                       for k in ("lost", "torn", "unexpected") if seen[k])
+    return [_finding("lost-commit", f"lost-commit: acknowledged commits not all there, whole, after {facts['signal']}",
+                     f"{', '.join(what)} of {seen['checked']} acknowledged ledger commits (session:seq)\n{detail}")]

@@ -1,0 +1,59 @@
+"""The recovery oracle: the server killed under load and restarted on its datadir, again and again.
+Positive control: with innodb_flush_log_at_trx_commit=0 a process kill loses commits the server
+acknowledged (InnoDB writes its log once a second), and the oracle names them; negative control: with
+=1 (the default) over 20 kills and more, in repeated runs, it reports nothing. Also: a SIGSEGV kill on
+purpose is no crash finding, and the summary counts the kills, recoveries and checked commits."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import gauntlet
+from conftest import REPO, check_output_files
+
+GRAMMAR = "grammars/hunt/transactions.yy"
+
+
+def test_lost_commits_are_found_when_the_log_is_not_flushed_at_commit(tmp_path):
+    r = gauntlet.run(GRAMMAR, data="random", oracles="recovery", crash_every=3, duration=7, out=tmp_path / "out",
+                     mysqld={"innodb_flush_log_at_trx_commit": 0})
+    lost = [f for f in r.findings if f["kind"] == "lost-commit"]
+    assert lost, r.table()
+    assert lost[0]["signature"] == "lost-commit: acknowledged commits not all there, whole, after SIGKILL"
+    assert re.search(r"^\d+ lost of \d+ acknowledged ledger commits", lost[0]["detail"])
+    assert re.search(r"\nlost: \d+:\d+, ", lost[0]["detail"])
+    rec = r.summary()["recovery"]
+    assert rec["kills"] >= 2 and rec["recoveries"] == rec["kills"] and rec["commits_checked"] > 100
+    assert r.summary()["stop_reason"] == "duration"
+    check_output_files(tmp_path / "out")
+
+
+def test_the_command_line_as_the_guide_shows_it(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "gauntlet", "run", "--grammar", GRAMMAR, "--data", "random",
+                        "--oracle", "recovery", "--crash-every", "3", "--kill-signal", "SIGSEGV", "--duration", "6",
+                        "--out", "out"], cwd=tmp_path, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    line = next(x for x in r.stdout.splitlines() if x.startswith("recovery "))
+    assert "kills (SIGSEGV)" in line and "recoveries in" in line and "acknowledged commits checked" in line
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["findings"] == [] and summary["recovery"]["kills"] >= 2  # the server's crash report: on purpose
+    run = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert run["crash_every"] == 3 and run["kill_signal"] == "SIGSEGV"
+
+
+@pytest.mark.slow
+def test_no_lost_commit_over_twenty_kills_with_the_log_flushed_at_commit(tmp_path):
+    kills = 0
+    for attempt in range(2):
+        r = gauntlet.run(GRAMMAR, data="random", seed=attempt + 1, oracles="recovery", crash_every=2, duration=30,
+                         out=tmp_path / f"out{attempt}")
+        assert r.findings == [], r.table()
+        rec = r.summary()["recovery"]
+        assert rec["recoveries"] == rec["kills"] and rec["commits_checked"] > 1000
+        kills += rec["kills"]
+    assert kills >= 20, kills

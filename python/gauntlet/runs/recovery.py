@@ -40,6 +40,7 @@ LEDGER = "gauntlet_ledger"  # IntrospectSchema (data/loader.cc) leaves it out of
 _ITEMS = 3  # rows a ledger transaction writes besides its commit row: all or none may survive a kill
 _RECOVERY_TIMEOUT = 300  # seconds a restart may take (InnoDB's crash recovery)
 _CHECKED_ENGINES = ("InnoDB",)  # crash-safe: a kill must leave them whole
+_KILL_GRACE = 5.0  # seconds a round's duration lies beyond its kill
 
 
 class Ledger:
@@ -153,10 +154,12 @@ def recovery_run(workload, label: str, plan: RunPlan, crash_every: float, kill_s
 
         def start_round(n, folder, left, tick):
             seconds = min(crash_every, left)
-            kill = _Kill(seconds * chance.uniform(0.5, 1.0), number)
+            kill = _Kill(seconds * chance.uniform(0.5, 0.9), number)
             mine = dataclasses.replace(
                 plan, spec=plan.spec if n == 1 else None, targets=[Target(target.name, server, engine=target.engine)],
-                settings={**settings, "duration": seconds, "kill_at": kill.at, "kill_signal": kill.signal},
+                # The kill ends the round: its duration only stands behind it (a late watch tick must not
+                # see the duration pass before the kill's moment).
+                settings={**settings, "duration": seconds + _KILL_GRACE, "kill_at": kill.at, "kill_signal": kill.signal},
                 out=folder, progress=_starting_ledger(tick, server, ledger), keep_server=False, overwrite=False,
                 record={**record, "duration": seconds, "keep_going": False, "round": n, "round_of": str(out)})
             result = run_workload(workload, {"grammar": label, "round": n}, mine)

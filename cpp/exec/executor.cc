@@ -222,7 +222,7 @@ void Executor::Watch(double now_s) {
   // stops the run; stopping interrupts the generator.
   if (!shared_->stop && options_.generate_timeout > 0) {
     for (auto& w : workers_) {
-      const int64_t started = w->generate_start;
+      const int64_t started = w->generate_start.load(std::memory_order_acquire);
       if (started != 0 && now - started > static_cast<int64_t>(options_.generate_timeout * 1e9)) {
         const std::string activity = w->generator->Activity();
         ReportFailure("stuck", w->id,

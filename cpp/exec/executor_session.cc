@@ -273,7 +273,7 @@ void Executor::RunSession(Worker& w) {
     }
     if (complete && !shared_->stop) {
       std::lock_guard<std::mutex> lock(w.mu);
-      w.second_queries.Record(NowNs() - query_start);
+      w.second_queries.Record(w.session->last_finished() - query_start);
     }
   }
 }
@@ -297,11 +297,11 @@ bool Executor::NextQuery(Worker& w, size_t& cursor, Query& q) {
     q.key = &q.replay_key;
     if (w.log.is_open()) q.key_json = q.replay_key.ToJson();
     const int64_t gen_start = NowNs();
-    w.generate_start = gen_start;
+    w.generate_start.store(gen_start, std::memory_order_release);
     const std::string& query = w.generator->Next();
     q.rule = &w.generator->TopRule();
     q.keeping_oracles = &w.generator->RulesKeepingOracles();
-    w.generate_start = 0;
+    w.generate_start.store(0, std::memory_order_release);
     SplitStatements(query, &q.statements);
     w.generate_seconds += static_cast<double>(NowNs() - gen_start) / 1e9;
   }
@@ -372,7 +372,6 @@ Executor::Sent Executor::Send(Worker& w, std::string_view sql, const ScriptState
   Sent sent;
   sent.seq = shared_->seq.fetch_add(1);
   if (scripted != nullptr && shared_->turns) shared_->turns->Start(w.id - 1, *scripted);
-  sent.started = NowNs();
   // Whether other sessions write meanwhile (for the oracles, with more than one session).
   const bool track_writes = !oracles_.empty() && options_.threads > 1;
   const bool writes = track_writes && ChangesData(sql);
@@ -394,6 +393,7 @@ Executor::Sent Executor::Send(Worker& w, std::string_view sql, const ScriptState
   for (size_t k = 0; k < n_targets; ++k) {
     const size_t t = reverse ? n_targets - 1 - k : k;
     w.outcomes[t] = w.session->Execute(t, sql, want_rows ? &w.results[t] : nullptr);
+    if (k == 0) sent.started = w.session->last_started();
     w.ran[t] = true;
     if (w.outcomes[t].kind == OutcomeKind::kConnectionLost) {
       sent.failed = t;
@@ -416,7 +416,11 @@ void Executor::Count(Worker& w, std::string_view sql, const Outcome& first, cons
   const size_t n_targets = targets_.size();
   std::lock_guard<std::mutex> lock(w.mu);
   if (rule != nullptr) {
-    RuleCounts& c = w.rules[*rule];
+    if (rule != w.last_rule) {
+      w.last_rule = rule;
+      w.last_rule_counts = &w.rules[*rule];
+    }
+    RuleCounts& c = *w.last_rule_counts;
     ++c.statements;
     c.syntax_errors += first.kind == OutcomeKind::kSyntax;
   }
@@ -425,7 +429,7 @@ void Executor::Count(Worker& w, std::string_view sql, const Outcome& first, cons
   if (first.error_code != 0 && ++w.errors[first.error_code] <= RunResult::kExamplesPerError)
     w.error_examples[first.error_code].push_back({std::string(sql.substr(0, 2000)), first.message});
   if (first.ok() && IsCommit(sql)) ++w.second_commits;
-  if (first.ok() && Verb(sql) == "SET" && !SqlStartsWith(sql, "SET STATEMENT")) w.RememberSetting(sql);
+  if (first.ok() && VerbIs(sql, "SET") && !SqlStartsWith(sql, "SET STATEMENT")) w.RememberSetting(sql);
   if (n_targets > 1)
     for (size_t t = 0; t < n_targets; ++t) {
       if (!w.ran[t]) continue;

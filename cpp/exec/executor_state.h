@@ -134,6 +134,10 @@ struct Executor::Worker {
   std::map<unsigned, uint64_t> errors;
   std::map<unsigned, std::vector<RunResult::ErrorExample>> error_examples;
   std::map<std::string, RuleCounts> rules;  // generated statements by top-level rule
+  // The last rule's entry, by the grammar's stable name: most queries come
+  // from the rule before them, and the map's nodes do not move.
+  const std::string* last_rule = nullptr;
+  RuleCounts* last_rule_counts = nullptr;
   std::vector<TargetStats> targets;  // only with more than one target
   std::string current;
   uint64_t queries = 0;

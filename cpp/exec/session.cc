@@ -58,10 +58,12 @@ int64_t NowNs() {
 Outcome Session::Run(size_t t, Connection& c, std::string_view sql, ResultSet* rows, double limit) {
   // Ordered stores only where the watchdog needs an order (see busy()): a
   // sequentially consistent store is a full fence, paid twice per statement.
-  // The clock is read twice per statement and gives the Outcome its time too.
+  // The clock is read twice per statement and gives the Outcome its time and
+  // the executor the statement's start and end.
   constexpr auto kRelaxed = std::memory_order_relaxed;
   busy_connection_.store(c.id(), kRelaxed);
   const int64_t now = NowNs();
+  last_started_ = now;
   busy_since_.store(now, kRelaxed);
   busy_deadline_.store(limit > 0 ? now + static_cast<int64_t>(limit * 1e9) : 0, kRelaxed);
   busy_.store(static_cast<int>(t), std::memory_order_release);

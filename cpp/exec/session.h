@@ -56,6 +56,8 @@ class Session {
     return {target, busy_connection_.load(std::memory_order_relaxed), busy_since_.load(std::memory_order_relaxed),
             busy_deadline_.load(std::memory_order_relaxed)};
   }
+  // When the statement this session ran last started (its own thread only).
+  int64_t last_started() const { return last_started_; }
   // When a statement of this session (follow-ups too) last finished.
   int64_t last_finished() const { return last_finished_.load(std::memory_order_relaxed); }
   // Restarts the busy clock (after the watchdog killed the statement, so that
@@ -78,6 +80,7 @@ class Session {
   std::atomic<int64_t> busy_since_{0};
   std::atomic<int64_t> busy_deadline_{0};
   std::atomic<int64_t> last_finished_{0};
+  int64_t last_started_ = 0;
 };
 
 }  // namespace gauntlet

@@ -109,7 +109,9 @@ void SplitStatements(std::string_view query, std::vector<std::string_view>* piec
   }
 }
 
-std::string Verb(std::string_view s) {
+namespace {
+// The statement's first word as written (see Verb).
+std::string_view VerbAsWritten(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     const char c = s[i];
@@ -128,10 +130,21 @@ std::string Verb(std::string_view s) {
       break;
     }
   }
-  std::string verb;
-  for (; i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_'); ++i)
-    verb += static_cast<char>(std::toupper(static_cast<unsigned char>(s[i])));
+  size_t end = i;
+  while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_')) ++end;
+  return s.substr(i, end - i);
+}
+}  // namespace
+
+std::string Verb(std::string_view s) {
+  std::string verb(VerbAsWritten(s));
+  for (char& c : verb) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return verb;
+}
+
+bool VerbIs(std::string_view s, std::string_view upper) {
+  const std::string_view verb = VerbAsWritten(s);
+  return verb.size() == upper.size() && strncasecmp(verb.data(), upper.data(), upper.size()) == 0;
 }
 
 bool VerbChangesNoData(std::string_view verb) {

@@ -24,6 +24,9 @@ void SplitStatements(std::string_view query, std::vector<std::string_view>* piec
 // The statement's first word, upper-cased, past spaces, parentheses and
 // comments ("SELECT", "INSERT", ...); "" when there is none.
 std::string Verb(std::string_view statement);
+// Whether that word is `upper` (given upper-cased), without building it: the
+// per-statement loop asks this of every statement.
+bool VerbIs(std::string_view statement, std::string_view upper);
 // Statements of this verb change no data (SELECT, SHOW, SET, BEGIN, ...;
 // COMMIT does: it makes changes visible).
 bool VerbChangesNoData(std::string_view verb);

@@ -29,15 +29,18 @@ std::vector<std::pair<std::string, std::string>> KnownOracles() {
           {"timing", "a SELECT slower on a target than on the first, confirmed by repeats and a rank test"},
           {"recovery", "the server killed under load and restarted (--crash-every): it recovers, its InnoDB tables "
                        "check clean, its table files agree with information_schema, every commit Gauntlet saw "
-                       "acknowledged is there, whole"}};
+                       "acknowledged is there, whole"},
+          {"replication", "replicas follow the server by GTID (--replicas N): at each checkpoint they catch up and "
+                          "hold the same rows in every table"}};
 }
 
 std::vector<std::shared_ptr<Oracle>> MakeOracles(const std::vector<std::string>& names,
                                                  const std::vector<Target>& targets, const OracleSettings& settings) {
   std::vector<std::shared_ptr<Oracle>> oracles;
   for (const std::string& name : names) {
-    // recovery: kills and checks around the run (gauntlet/runs/recovery.py), no per-statement check.
-    if (name == "crash" || name == "recovery") continue;
+    // recovery, replication: checks around the run (gauntlet/runs/recovery.py, replication.py), none per
+    // statement.
+    if (name == "crash" || name == "recovery" || name == "replication") continue;
     if (name == "errorlog") {
       std::vector<ErrorLogOracle::Log> logs;
       for (const Target& t : targets)

@@ -296,6 +296,8 @@ void RegisterData(py::module_& m) {
   m.def("error_kind", [](unsigned code) {
     return std::string(OutcomeKindName(ErrorTable::Default().Classify(code)));
   });
+  m.def("error_name", [](unsigned code) { return ErrorTable::Default().Name(code); },
+        "The server error's symbolic name (ER_DUP_ENTRY for 1062), or \"\" when unknown.");
   m.def("default_values", &DefaultValues);
   m.def("create_table_sql", &CreateTableSql);
   m.def("temporary_twin_sql", &TemporaryTwinSql, py::arg("schema"));

@@ -38,6 +38,20 @@ def rqg_grammars() -> pathlib.Path:
         pytest.fail(str(e))
 
 
+# The real last release: Debian's 10.11.18, fetched once into the suite's cache by the example script.
+OLD = "10.11.18"
+
+
+@pytest.fixture(scope="session")
+def release() -> pathlib.Path:
+    import subprocess
+    fetch = REPO / "examples" / "two-versions" / "fetch-mariadb.sh"
+    folder = pathlib.Path(os.environ["GAUNTLET_CACHE"]) / "servers" / f"mariadb-{OLD}"
+    r = subprocess.run(["sh", str(fetch), OLD, str(folder)], capture_output=True, text=True)
+    assert r.returncode == 0, f"{fetch} {OLD} failed (it needs Debian's mirror):\n{r.stdout}\n{r.stderr}"
+    return folder
+
+
 # Every file a test's run leaves is checked against its one definition (data/formats): a writer
 # that drifts from its schema, in C++ or in Python, fails the test that made it.
 _FORMAT_OF = {"summary.json": "summary", "run.json": "run", "finding.json": "finding", "campaign.json": "campaign",

@@ -12,13 +12,11 @@ import sys
 
 import pytest
 
-from conftest import REPO, check_output_files
+from conftest import OLD, REPO, check_output_files
 from gauntlet import ManagedServer
 from gauntlet.server import Connection, server_binary
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "python")}
-FETCH = REPO / "examples" / "two-versions" / "fetch-mariadb.sh"
-OLD = "10.11.18"
 
 
 def gauntlet(*args, cwd=None):
@@ -70,15 +68,6 @@ def test_two_targets_one_from_a_folder_each_named_with_its_version_and_binary(tr
     variables = json.loads((tmp_path / "out" / "server_variables-old.json").read_text())
     assert variables["lc_messages_dir"].rstrip("/") == str(tree / "usr/share/mysql")
     check_output_files(tmp_path / "out")
-
-
-# The real last release: Debian's 10.11.18, fetched once into the suite's cache by the example script.
-@pytest.fixture(scope="module")
-def release(tmp_path_factory) -> pathlib.Path:
-    folder = pathlib.Path(os.environ["GAUNTLET_CACHE"]) / "servers" / f"mariadb-{OLD}"
-    r = subprocess.run(["sh", str(FETCH), OLD, str(folder)], capture_output=True, text=True)
-    assert r.returncode == 0, f"{FETCH} {OLD} failed (it needs Debian's mirror):\n{r.stdout}\n{r.stderr}"
-    return folder
 
 
 @pytest.mark.slow

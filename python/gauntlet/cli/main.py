@@ -29,8 +29,9 @@ from .report import add_report, add_report_flags, write_reports
 from .known_bugs import add_known_bugs
 
 # Settings whose value is text (the others are numbers or flags, checked by run()).
-_TEXT = {"grammar": str, "data": str, "server": str, "out": str, "known_bugs": str, "shard": str, "kill_signal": str}
-_LISTS = ("redefine", "mysqld", "oracles")
+_TEXT = {"grammar": str, "data": str, "server": str, "out": str, "known_bugs": str, "shard": str, "kill_signal": str,
+         "replica_server": str}
+_LISTS = ("redefine", "mysqld", "oracles", "replica_mysqld")
 # Settings whose flag is singular (repeated on the command line); a config file may use either spelling.
 _FLAG_SPELLINGS = {"oracle": "oracles", "target": "targets"}
 
@@ -97,7 +98,7 @@ def _read_config(path: str) -> dict:
         elif key == "oracles" and isinstance(value, str):
             ok = True
         elif key in _TEXT:
-            ok = isinstance(value, str) or (key in ("data", "known_bugs", "shard") and value is None)
+            ok = isinstance(value, str) or (key in ("data", "known_bugs", "shard", "replica_server") and value is None)
         elif key in _LISTS:
             ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
         elif isinstance(default, bool):
@@ -384,6 +385,19 @@ def _add_run(sub) -> None:
                         "and check what survived")
     r.add_argument("--kill-signal", choices=("SIGKILL", "SIGSEGV", "SIGABRT"),
                    help="with --oracle recovery: how the server is killed (default SIGKILL)")
+    r.add_argument("--replicas", type=int, metavar="N",
+                   help="N replicas follow the server by GTID (binary log on the primary); at each checkpoint they "
+                        "must catch up and hold the same rows in every table (replication-divergence, "
+                        "replication-error findings)")
+    r.add_argument("--replica-server", metavar="SERVER",
+                   help="the replicas' server: a binary or an unpacked server's folder (default: the primary's)")
+    r.add_argument("--replica-mysqld", action="append", metavar="OPTION=VALUE",
+                   help="a replica's server option (repeatable; after --mysqld, which applies to replicas too)")
+    r.add_argument("--checkpoint-every", type=float, metavar="S",
+                   help=f"with --replicas: compare every S seconds (default {RUN_DEFAULTS['checkpoint_every']:g})")
+    r.add_argument("--replica-crash-every", type=float, metavar="S",
+                   help="with --replicas: kill a replica about every S seconds and start it again: replication "
+                        "must resume (default 0: never)")
     r.add_argument("--shard", metavar="I/N",
                    help="the Ith of N CI jobs that split the work: seed + I - 1 (a keep-going run's rounds step "
                         "by N), so that the jobs' seeds differ; `gauntlet triage` over their folders gives one list")

@@ -181,10 +181,18 @@ class RunResult:
         rec = s.get("recovery")
         if rec:
             times = rec.get("recovery_seconds") or []
-            lines.append(f"recovery     {rec['kills']} kills ({rec.get('signal')}), {rec['recoveries']} recoveries"
+            crashes = f" and {rec['crashes']} crashes of the workload's" if rec.get("crashes") else ""
+            lines.append(f"recovery     {rec['kills']} kills ({rec.get('signal')}){crashes}, {rec['recoveries']} recoveries"
                          + (f" in {sum(times) / len(times):.1f} s on average, {max(times):.1f} s at most" if times else "")
                          + f"; {rec.get('tables_checked', 0)} tables and {rec.get('commits_checked', 0):,} acknowledged "
                            "commits checked after the last")
+        rep = s.get("replication")
+        if rep:
+            kills = f", {rep['replica_kills']} replica kills" if rep.get("replica_kills") else ""
+            lines.append(f"replication  {rep['replicas']} replicas, {rep['checkpoints']} checkpoints{kills}: "
+                         f"{rep['tables_compared']:,} tables and {rep['rows_compared']:,} rows compared, "
+                         f"{rep['diverged_tables']} diverged; caught up in {rep['catch_up_seconds']:.1f} s at most")
+            lines += [f"  {r['name']}: {r['version']} ({r['binary']})" for r in rep.get("servers", [])]
         for f in self.findings:
             known = f" [known: {f['known']}]" if f.get("known") else ""
             times = f" (x{f['occurrences']})" if f.get("occurrences", 1) > 1 else ""

@@ -33,6 +33,7 @@ RUN_DEFAULTS = {
     "keep_server": False, "data_template": False, "overwrite": False,
     "targets": None, "oracles": ["crash"], "known_bugs": None, "keep_going": False, "shard": None,
     "crash_every": 0.0, "kill_signal": "SIGKILL",
+    "replicas": 0, "replica_server": None, "replica_mysqld": [], "checkpoint_every": 10.0, "replica_crash_every": 0.0,
 }
 
 LIMITS = {
@@ -40,7 +41,8 @@ LIMITS = {
     "seed": (int, 0, 2**64 - 1), "rate": (float, 0, 1e9), "statement_timeout": (float, 0, 86400 * 7),
     "hang_timeout": (float, 0, 86400 * 7), "generate_timeout": (float, 0, 86400 * 7),
     "max_depth": (int, 1, 100000), "until_seq": (int, 0, 2**63 - 1),
-    "attempts": (int, 1, 10000),
+    "attempts": (int, 1, 10000), "replicas": (int, 0, 16), "checkpoint_every": (float, 1, 86400),
+    "replica_crash_every": (float, 0, 86400),
 }
 
 

@@ -24,7 +24,7 @@ import shutil
 import signal
 import threading
 import time
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from .. import _core
 from ..formats import stamped
@@ -155,18 +155,24 @@ def recovery_run(workload, label: str, plan: RunPlan, crash_every: float, kill_s
         def start_round(n, folder, left, tick):
             seconds = min(crash_every, left)
             kill = _Kill(seconds * chance.uniform(0.5, 0.9), number)
+            # Each round its own statements (a keep-going run's seeds), on the data the last one left.
+            seed = settings["seed"] + (n - 1) * (record.get("shard") or {}).get("count", 1)
             mine = dataclasses.replace(
                 plan, spec=plan.spec if n == 1 else None, targets=[Target(target.name, server, engine=target.engine)],
                 # The kill ends the round: its duration only stands behind it (a late watch tick must not
                 # see the duration pass before the kill's moment).
-                settings={**settings, "duration": seconds + _KILL_GRACE, "kill_at": kill.at, "kill_signal": kill.signal},
+                settings={**settings, "seed": seed, "duration": seconds + _KILL_GRACE, "kill_at": kill.at,
+                          "kill_signal": kill.signal},
                 out=folder, progress=_starting_ledger(tick, server, ledger), keep_server=False, overwrite=False,
-                record={**record, "duration": seconds, "keep_going": False, "round": n, "round_of": str(out)})
+                record={**record, "seed": seed, "duration": seconds, "keep_going": False, "round": n,
+                        "round_of": str(out)})
             result = run_workload(workload, {"grammar": label, "round": n}, mine)
             ledger.stop()
-            if result.summary().get("stop_reason") != "killed":
+            stop = result.summary().get("stop_reason")
+            if stop not in ("killed", "crash"):
                 return result
-            return _recovered(result, server, ledger, kill, plan)
+            # A crash of the workload's own (a finding of the round) is recovered from and checked too.
+            return _recovered(result, server, ledger, kill if stop == "killed" else None, plan)
 
         info = {"grammar": label, "settings": record, "seed": settings["seed"], "threads": settings["threads"]}
         server.start()  # here, not by the first round's run, which would stop it at its end
@@ -192,9 +198,10 @@ def _starting_ledger(tick, server: ManagedServer, ledger: Ledger):
     return call
 
 
-def _recovered(result: RunResult, server: ManagedServer, ledger: Ledger, kill: _Kill, plan: RunPlan) -> RunResult:
-    """After a round's kill: the server restarted on its datadir and checked; the findings and the
-    round's ``recovery`` record added to its summary."""
+def _recovered(result: RunResult, server: ManagedServer, ledger: Ledger, kill: Optional[_Kill],
+               plan: RunPlan) -> RunResult:
+    """After a round's kill (``kill``) or the workload's crash (None): the server restarted on its datadir
+    and checked; the findings and the round's ``recovery`` record added to its summary."""
     deadline = time.monotonic() + 60
     while server.alive and time.monotonic() < deadline:  # a SIGSEGV's report takes a moment
         time.sleep(0.05)
@@ -202,7 +209,11 @@ def _recovered(result: RunResult, server: ManagedServer, ledger: Ledger, kill: _
         server.kill(signal.SIGKILL)
     log_from = _log_size(server)
     t0 = time.monotonic()
-    findings, facts = [], {"kills": 1, "signal": signal.Signals(kill.signal).name, "killed_at": round(kill.at, 3)}
+    if kill is not None:
+        facts = {"kills": 1, "signal": signal.Signals(kill.signal).name, "killed_at": round(kill.at, 3)}
+    else:
+        facts = {"kills": 0, "crashes": 1, "signal": _crash_signal(server)}
+    findings = []
     try:
         server.start()
     except (_core.ServerError, _core.InvalidInput) as e:
@@ -227,6 +238,14 @@ def _recovered(result: RunResult, server: ManagedServer, ledger: Ledger, kill: _
         summary["stop_reason"] = "recovery"
     write_atomically(result.out / "summary.json", json.dumps(stamped("summary", summary), indent=1) + "\n")
     return RunResult(result.out, summary, result.timeline())
+
+
+def _crash_signal(server: ManagedServer) -> str:
+    """The signal of the server's own crash (its process's end), or "crash" when it ended otherwise."""
+    try:
+        return signal.Signals(server.exit_signal).name
+    except ValueError:
+        return "crash"
 
 
 def _log_size(server: ManagedServer) -> int:

@@ -76,9 +76,11 @@ def keep_going(workload, label: str, data, plan: RunPlan):
         lock.close()
 
 
-def run_rounds(start_round: Callable, info: dict, out: pathlib.Path, duration: float, progress, interrupts):
+def run_rounds(start_round: Callable, info: dict, out: pathlib.Path, duration: float, progress, interrupts,
+               go_on: tuple = GO_ON):
     """Runs rounds until ``duration`` seconds have passed or a round ends for another reason
-    than the server's (the duration, an interrupt, an error, a server that will not start).
+    than the server's (the duration, an interrupt, an error, a server that will not start), or
+    than ``go_on``'s stop reasons (replication's rounds end by their duration, a checkpoint each).
     ``start_round(n, folder, seconds_left, tick)`` runs round ``n`` and returns its RunResult."""
     total = _Total(out, info)
     printer = progress_printer(sys.stderr) if progress is True else (progress or None)
@@ -92,7 +94,7 @@ def run_rounds(start_round: Callable, info: dict, out: pathlib.Path, duration: f
         offset = time.monotonic() - t0
         result = start_round(n, out / "rounds" / f"{n:03d}", left, _shifted(printer, offset))
         total.add(n, result, offset, time.monotonic() - t0)
-        if result.summary().get("stop_reason") not in GO_ON or result.summary().get("signal"):
+        if result.summary().get("stop_reason") not in go_on or result.summary().get("signal"):
             break
     if interrupts:
         total.interrupted(interrupts.signum)
@@ -157,6 +159,8 @@ class _Total:
             s["signal"] = r["signal"]
         if "recovery" in r:  # the recovery oracle's round: its kill and what recovery checked
             self._add_recovery(r["recovery"])
+        if "replication" in r:  # a replicated run's round: what its checkpoint compared
+            self._add_replication(r["replication"])
         ids = [self._add_finding(n, f) for f in r.get("findings", [])]
         s["finding_counts"] = _core.finding_counts(s["findings"])
         s["rounds"].append({"round": n, "dir": f"rounds/{n:03d}", "seed": r.get("seed"), "at": offset,
@@ -169,14 +173,29 @@ class _Total:
         self.write_summary()
 
     def _add_recovery(self, x: dict) -> None:
-        mine = self.summary.setdefault("recovery", {"kills": 0, "recoveries": 0, "signal": x.get("signal"),
+        mine = self.summary.setdefault("recovery", {"kills": 0, "recoveries": 0, "signal": None,
                                                     "recovery_seconds": [], "tables_checked": 0, "commits_checked": 0})
         mine["kills"] += x.get("kills", 0)
+        if x.get("kills") and mine["signal"] is None:  # the signal of the oracle's kills
+            mine["signal"] = x.get("signal")
+        if x.get("crashes"):  # the workload's own crashes, recovered from and checked as the kills are
+            mine["crashes"] = mine.get("crashes", 0) + x["crashes"]
         mine["recoveries"] += x.get("recoveries", 0)
         if "recovery_seconds" in x:
             mine["recovery_seconds"].append(x["recovery_seconds"])
         for key in ("tables_checked", "commits_checked"):  # the last check's: the ledger's grow
             mine[key] = x.get(key, mine[key])
+
+    def _add_replication(self, x: dict) -> None:
+        mine = self.summary.setdefault("replication", {"replicas": x.get("replicas", 0), "checkpoints": 0,
+                                                       "replica_kills": 0, "catch_up_seconds": 0.0,
+                                                       "tables_compared": 0, "rows_compared": 0,
+                                                       "tables_skipped": 0, "diverged_tables": 0})
+        for key in ("checkpoints", "replica_kills", "tables_compared", "rows_compared", "tables_skipped",
+                    "diverged_tables"):
+            mine[key] += x.get(key, 0)
+        mine["catch_up_seconds"] = max(mine["catch_up_seconds"], x.get("catch_up_seconds", 0.0))
+        mine.setdefault("servers", x.get("servers", []))
 
     def interrupted(self, signum: int) -> None:
         import signal

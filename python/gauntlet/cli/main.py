@@ -23,7 +23,7 @@ from ..grammar import Grammar, Schema, load_data_spec
 from ..reduction import REDUCIBLE
 from ..runs import Stopped, templates
 from ..runs.plan import RUN_DEFAULTS
-from ..server import ManagedServer, ServerError, parse_target_flag
+from ..server import ManagedServer, ServerError, parse_replica_flag, parse_target_flag
 from .hunt import add_hunt
 from .report import add_report, add_report_flags, write_reports
 from .known_bugs import add_known_bugs
@@ -95,6 +95,9 @@ def _read_config(path: str) -> dict:
         default = RUN_DEFAULTS[key]
         if key == "targets":  # run() checks each target
             ok = isinstance(value, list) and all(isinstance(v, dict) for v in value)
+        elif key == "replicas":  # a number, or each replica's server and options (run() checks them)
+            ok = (isinstance(value, int) and not isinstance(value, bool)) or (
+                isinstance(value, list) and all(isinstance(v, dict) for v in value))
         elif key == "oracles" and isinstance(value, str):
             ok = True
         elif key in _TEXT:
@@ -123,6 +126,10 @@ def _run(args: argparse.Namespace) -> int:
         settings["targets"] = [parse_target_flag(t) for t in args.target]
     if args.oracle:
         settings["oracles"] = [n.strip() for flag in args.oracle for n in flag.split(",") if n.strip()]
+    if args.replica:
+        if args.replicas is not None:
+            raise InvalidInput("--replica: gives one replica each; leave out --replicas")
+        settings["replicas"] = [parse_replica_flag(r) for r in args.replica]
     if not settings["grammar"]:
         raise InvalidInput("--grammar is required (or 'grammar' in the config file)")
     try:
@@ -389,6 +396,9 @@ def _add_run(sub) -> None:
                    help="N replicas follow the server by GTID (binary log on the primary); at each checkpoint they "
                         "must catch up and hold the same rows in every table (replication-divergence, "
                         "replication-error findings)")
+    r.add_argument("--replica", action="append", metavar="[SERVER][,OPTION=VALUE...]",
+                   help="one replica with its own server (a binary or folder; empty: the primary's) and options "
+                        "(repeatable, instead of --replicas)")
     r.add_argument("--replica-server", metavar="SERVER",
                    help="the replicas' server: a binary or an unpacked server's folder (default: the primary's)")
     r.add_argument("--replica-mysqld", action="append", metavar="OPTION=VALUE",

@@ -31,9 +31,10 @@ from ..formats import stamped
 from ..results import RunResult
 from ..server import Connection, ManagedServer, Target
 from .execute import run_workload
-from .folder import claim_out, write_atomically
+from .folder import claim_out
 from .plan import RunPlan
 from .preparation import remove_stopped_server
+from .replication import PRIMARY_OPTIONS, ReplicaSet, Replicas, check_primary, clear_servers
 from .signals import Interrupts
 
 LEDGER = "gauntlet_ledger"  # IntrospectSchema (data/loader.cc) leaves it out of the workload's schema
@@ -126,9 +127,11 @@ class _Kill:
     signal: int
 
 
-def recovery_run(workload, label: str, plan: RunPlan, crash_every: float, kill_signal: str) -> RunResult:
+def recovery_run(workload, label: str, plan: RunPlan, crash_every: float, kill_signal: str,
+                 replicas: Optional[Replicas] = None) -> RunResult:
     """run() with the recovery oracle: rounds of ``crash_every`` seconds, each ended by a kill and
-    checked after recovery, until the duration is over."""
+    checked after recovery, until the duration is over. With ``replicas``, the server is their primary
+    (a binary log synced at every commit) and they must agree with what it recovered."""
     from .rounds import run_rounds  # the keep-going run's sum of rounds
     settings, out = plan.settings, plan.out
     target = plan.targets[0]
@@ -138,13 +141,21 @@ def recovery_run(workload, label: str, plan: RunPlan, crash_every: float, kill_s
     number = getattr(signal, kill_signal, None) if isinstance(kill_signal, str) else None
     if number not in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT):
         raise _core.InvalidInput(f"kill_signal: SIGKILL, SIGSEGV or SIGABRT, not {kill_signal!r}")
+    if replicas is not None:
+        check_primary(plan)
+    copies = ReplicaSet(out, replicas, target.binary, plan.mysqld, settings["seed"]) if replicas else None
     lock = claim_out(out, plan.overwrite)
+    if replicas is not None:
+        clear_servers(out)
     if (out / "rounds").exists():  # an earlier run's, which overwrite replaces
         shutil.rmtree(out / "rounds")
     if (out / "server").exists():  # its datadir too: this run's server starts fresh
         remove_stopped_server(out / "server")
-    server = ManagedServer(out / "server", binary=target.binary, mysqld=list(plan.mysqld or []) + target.mysqld(),
-                           die_with_parent=True)
+    # A primary's binary log and InnoDB agree after a kill only when both are synced at commit (the user's
+    # options, after these, may say otherwise: then replicas ahead of the recovered primary are expected).
+    primary = [*PRIMARY_OPTIONS, "sync_binlog=1", "innodb_flush_log_at_trx_commit=1"] if replicas else []
+    server = ManagedServer(out / "server", binary=target.binary, tcp=replicas is not None, die_with_parent=True,
+                           mysqld=primary + list(plan.mysqld or []) + target.mysqld())
     ledger = Ledger()
     chance = random.Random(settings["seed"])
     try:
@@ -163,24 +174,34 @@ def recovery_run(workload, label: str, plan: RunPlan, crash_every: float, kill_s
                 # see the duration pass before the kill's moment).
                 settings={**settings, "seed": seed, "duration": seconds + _KILL_GRACE, "kill_at": kill.at,
                           "kill_signal": kill.signal},
+                statement_log=plan.statement_log or copies is not None,  # replicas: divergences name statements
                 out=folder, progress=_starting_ledger(tick, server, ledger), keep_server=False, overwrite=False,
                 record={**record, "seed": seed, "duration": seconds, "keep_going": False, "round": n,
                         "round_of": str(out)})
-            result = run_workload(workload, {"grammar": label, "round": n}, mine)
+            if copies is not None:
+                copies.round(seconds)
+            try:
+                result = run_workload(workload, {"grammar": label, "round": n}, mine)
+            finally:
+                kills = copies.end_round(folder) if copies is not None else []
             ledger.stop()
             stop = result.summary().get("stop_reason")
             if stop not in ("killed", "crash"):
                 return result
             # A crash of the workload's own (a finding of the round) is recovered from and checked too.
-            return _recovered(result, server, ledger, kill if stop == "killed" else None, plan)
+            return _recovered(result, server, ledger, kill if stop == "killed" else None, plan, copies, kills)
 
         info = {"grammar": label, "settings": record, "seed": settings["seed"], "threads": settings["threads"]}
         server.start()  # here, not by the first round's run, which would stop it at its end
+        if copies is not None:
+            copies.start(server)  # before the ledger's tables: the replicas get them by replication
         Ledger.create(server)
         with Interrupts() as interrupts:
             return run_rounds(start_round, info, out, settings["duration"], plan.progress, interrupts)
     finally:
         ledger.stop()
+        if copies is not None:
+            copies.stop()
         server.stop()
         lock.close()
 
@@ -198,10 +219,12 @@ def _starting_ledger(tick, server: ManagedServer, ledger: Ledger):
     return call
 
 
-def _recovered(result: RunResult, server: ManagedServer, ledger: Ledger, kill: Optional[_Kill],
-               plan: RunPlan) -> RunResult:
+def _recovered(result: RunResult, server: ManagedServer, ledger: Ledger, kill: Optional[_Kill], plan: RunPlan,
+               copies: Optional[ReplicaSet], kills: List[dict]) -> RunResult:
     """After a round's kill (``kill``) or the workload's crash (None): the server restarted on its datadir
-    and checked; the findings and the round's ``recovery`` record added to its summary."""
+    and checked, then its replicas (``copies``, which were killed ``kills`` in the round) caught up and
+    compared; the findings and the round's ``recovery`` (and ``replication``) record added to its summary."""
+    from .rounds import amended_result
     deadline = time.monotonic() + 60
     while server.alive and time.monotonic() < deadline:  # a SIGSEGV's report takes a moment
         time.sleep(0.05)
@@ -225,19 +248,17 @@ def _recovered(result: RunResult, server: ManagedServer, ledger: Ledger, kill: O
         findings += _restart_log(server, log_from)
         findings += _table_files(server, facts)
         findings += _checked_ledger(server, ledger, facts)
-    summary = dict(result.summary())
+        _repair_torn(server, facts)
     for f in findings:
         f["targets"] = [plan.targets[0].name]
-    if findings:
-        described = {t.name: t.to_dict() for t in plan.targets}
-        recorded = _core.record_findings(str(result.out), findings, plan.known, described)
-        summary["findings"] = list(summary.get("findings", [])) + recorded
-        summary["finding_counts"] = _core.finding_counts(summary["findings"])
-    summary["recovery"] = facts
+    extra = {"recovery": facts}
     if "recoveries" not in facts:
-        summary["stop_reason"] = "recovery"
-    write_atomically(result.out / "summary.json", json.dumps(stamped("summary", summary), indent=1) + "\n")
-    return RunResult(result.out, summary, result.timeline())
+        extra["stop_reason"] = "recovery"
+    elif copies is not None:  # the replicas must agree with what the primary recovered
+        copies.follow(server)
+        more, extra["replication"] = copies.check(server, kills)
+        findings += more
+    return amended_result(result, findings, extra, plan, copies.described() if copies is not None else {})
 
 
 def _crash_signal(server: ManagedServer) -> str:
@@ -278,6 +299,25 @@ def _checked_tables(server: ManagedServer, facts: dict) -> list:
                                      f"CHECK TABLE {name} EXTENDED after recovery: {why}"))
     facts["tables_checked"] = len(tables)
     return findings
+
+
+def _repair_torn(server: ManagedServer, facts: dict) -> None:
+    """Tables of engines that are not crash-safe (MyISAM, Aria) that the kill left marked crashed are
+    repaired before the next round (a kill may tear them by design: the workload's next statement on one
+    would be a corruption error, and no finding), and counted; the repair is left out of the binary log."""
+    c = Connection(server)
+    tables = c.query("SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' "
+                     "AND ENGINE IN ('MyISAM', 'Aria') AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', "
+                     "'performance_schema', 'sys')")
+    repaired = 0
+    for db, table in tables:
+        name = f"`{db}`.`{table}`"
+        r = c.execute(f"CHECK TABLE {name}")
+        if r.outcome["kind"] != "ok" or any(str(row[2]).lower() == "status" and str(row[3]).upper() != "OK"
+                                            for row in r.rows):
+            c.execute(f"REPAIR NO_WRITE_TO_BINLOG TABLE {name}")
+            repaired += 1
+    facts["tables_repaired"] = repaired
 
 
 def _restart_log(server: ManagedServer, offset: int) -> list:

@@ -104,6 +104,19 @@ def run_rounds(start_round: Callable, info: dict, out: pathlib.Path, duration: f
     return RunResult(out, total.summary, total.timeline)
 
 
+def amended_result(result: RunResult, findings: list, extra: dict, plan: RunPlan, described: dict) -> RunResult:
+    """A round's result with what was checked after it: ``findings`` recorded in its folder (``described``:
+    targets the plan does not name, such as replicas), ``extra``'s keys in its summary."""
+    summary = {**result.summary(), **extra}
+    if findings:
+        targets = {t.name: t.to_dict() for t in plan.targets}
+        recorded = _core.record_findings(str(result.out), findings, plan.known, {**targets, **described})
+        summary["findings"] = list(summary.get("findings", [])) + recorded
+        summary["finding_counts"] = _core.finding_counts(summary["findings"])
+    write_atomically(result.out / "summary.json", json.dumps(stamped("summary", summary), indent=1) + "\n")
+    return RunResult(result.out, summary, result.timeline())
+
+
 def _shifted(tick: Optional[Callable], offset: float) -> Optional[Callable]:
     """The progress callback seeing a round's seconds on the whole run's clock."""
     if tick is None:
@@ -183,6 +196,7 @@ class _Total:
         mine["recoveries"] += x.get("recoveries", 0)
         if "recovery_seconds" in x:
             mine["recovery_seconds"].append(x["recovery_seconds"])
+        mine["tables_repaired"] = mine.get("tables_repaired", 0) + x.get("tables_repaired", 0)
         for key in ("tables_checked", "commits_checked"):  # the last check's: the ledger's grow
             mine[key] = x.get(key, mine[key])
 
@@ -192,8 +206,8 @@ class _Total:
                                                        "tables_compared": 0, "rows_compared": 0,
                                                        "tables_skipped": 0, "diverged_tables": 0})
         for key in ("checkpoints", "replica_kills", "tables_compared", "rows_compared", "tables_skipped",
-                    "diverged_tables"):
-            mine[key] += x.get(key, 0)
+                    "diverged_tables", "events_skipped"):
+            mine[key] = mine.get(key, 0) + x.get(key, 0)
         mine["catch_up_seconds"] = max(mine["catch_up_seconds"], x.get("catch_up_seconds", 0.0))
         mine.setdefault("servers", x.get("servers", []))
 

@@ -25,7 +25,7 @@ from .plan import (RUN_DEFAULTS, RunPlan, check_kept_oracles, check_setting, che
                    oracle_label, oracle_names)
 from .plan import known_bugs as known_bugs_of
 from .recovery import recovery_run
-from .replication import Replicas, replica_options, replication_run
+from .replication import replicas_of, replication_run
 from .rounds import keep_going as run_keep_going
 
 
@@ -44,7 +44,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
         oracles: Union[str, Sequence[Union[str, Oracle]]] = ("crash",),
         known_bugs: Union[None, str, os.PathLike] = None, keep_going: bool = False,
         shard: Union[None, str, Tuple[int, int]] = None, crash_every: float = _D["crash_every"],
-        kill_signal: str = _D["kill_signal"], replicas: int = _D["replicas"],
+        kill_signal: str = _D["kill_signal"], replicas: Union[int, Sequence[dict]] = _D["replicas"],
         replica_server: Optional[str] = _D["replica_server"], replica_mysqld=None,
         checkpoint_every: float = _D["checkpoint_every"],
         replica_crash_every: float = _D["replica_crash_every"]) -> RunResult:
@@ -91,10 +91,13 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
 
     ``replicas``: N replicas follow the server (the primary, started with a binary log) by GTID,
     each of ``replica_server`` (default: the primary's build) with ``replica_mysqld`` options (after
-    ``mysqld``, which applies to them too); every ``checkpoint_every`` seconds (default 10) the workload
+    ``mysqld``, which applies to them too), or a list of replicas ``{"server": ..., "mysqld": [...]}``
+    each with its own build and options (after those); every ``checkpoint_every`` seconds (default 10) the workload
     pauses, each replica must catch up and hold the same rows in every table (CHECKSUM TABLE, then the
     rows): ``replication-divergence`` and ``replication-error`` findings. ``replica_crash_every``: a
     replica is killed and restarted about that often and must resume (gauntlet/runs/replication.py).
+    With the recovery oracle, the checkpoints come after each recovery of the primary (its binary log
+    and InnoDB synced at every commit): the replicas must agree with what it recovered.
 
     ``keep_going``: a crash, hang, shutdown or unreachable server does not end
     the run: it is recorded, and the run goes on with fresh servers and data
@@ -161,20 +164,17 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
               "oracles": [oracle_label(c) for c in checks], "known_bugs": os.fspath(known_bugs) if known_bugs else None,
               **({"shard": {"index": shard[0], "count": shard[1]}} if shard else {})}
     recovering = "recovery" in checks
-    replicas = check_setting("replicas", replicas)
     if "replication" in checks and not replicas:
         replicas = 1  # the oracle asked for by name: one replica
-    if replicas:
-        if recovering or keep_going:
-            raise _core.InvalidInput("replicas: not with the recovery oracle or keep_going (yet): a replicated run "
-                                     "goes in rounds of its own, a checkpoint after each")
+    replication = replicas_of(replicas, replica_server and os.fspath(path_argument("replica_server", replica_server)),
+                              replica_mysqld, checkpoint_every, replica_crash_every)
+    if replication is not None:
+        if keep_going:
+            raise _core.InvalidInput("keep_going: a replicated run goes in rounds of its own, a checkpoint after "
+                                     "each; a crash of the primary ends it")
         checks = list(dict.fromkeys([*checks, "replication"]))
-        replication = Replicas(replicas, replica_server and path_argument("replica_server", replica_server),
-                               replica_options(replica_mysqld), check_setting("checkpoint_every", checkpoint_every),
-                               check_setting("replica_crash_every", replica_crash_every))
-        record.update({"oracles": [oracle_label(c) for c in checks], "replicas": replicas,
-                       "replica_server": replication.server, "replica_mysqld": replication.mysqld,
-                       "checkpoint_every": replication.checkpoint_every,
+        record.update({"oracles": [oracle_label(c) for c in checks], "replicas": replication.count,
+                       "replica_each": replication.to_dict(), "checkpoint_every": replication.checkpoint_every,
                        "replica_crash_every": replication.crash_every})
     if recovering:
         crash_every = float(number_argument("crash_every", crash_every)) or 10.0
@@ -189,9 +189,9 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     plan = RunPlan(spec=spec, settings=settings, targets=chosen, out=pathlib.Path(out), record=record, oracles=checks,
                    known=known, mysqld=mysqld, statement_log=statement_log, progress=progress,
                    keep_server=keep_server, data_template=data_template, overwrite=overwrite)
-    if recovering:
-        return raise_if_signalled(recovery_run(g._g, label, plan, crash_every, kill_signal))
-    if replicas:
+    if recovering:  # with replicas: a checkpoint after each recovery
+        return raise_if_signalled(recovery_run(g._g, label, plan, crash_every, kill_signal, replication))
+    if replication is not None:
         return raise_if_signalled(replication_run(g._g, label, plan, replication))
     if keep_going:
         return raise_if_signalled(run_keep_going(g._g, label, data, plan))

@@ -121,6 +121,12 @@ def parse_target_flag(text: str) -> dict:
     return target
 
 
+def parse_replica_flag(text: str) -> dict:
+    """``--replica [SERVER][,OPTION=VALUE...]``: one replica's server (None: the primary's) and options."""
+    head, *options = text.split(",")
+    return {"server": head.strip() or None, "mysqld": [o.strip() for o in options if o.strip()]}
+
+
 def make_targets(targets: Optional[Sequence[Union[dict, Target]]], server) -> list:
     """The run's targets: ``targets`` checked, or one named "default" on ``server``."""
     if targets is None:

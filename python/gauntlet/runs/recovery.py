@@ -132,7 +132,7 @@ def recovery_run(workload, label: str, plan: RunPlan, crash_every: float, kill_s
     """run() with the recovery oracle: rounds of ``crash_every`` seconds, each ended by a kill and
     checked after recovery, until the duration is over. With ``replicas``, the server is their primary
     (a binary log synced at every commit) and they must agree with what it recovered."""
-    from .rounds import run_rounds  # the keep-going run's sum of rounds
+    from .rounds import round_seed, run_rounds  # the keep-going run's seeds and sum of rounds
     settings, out = plan.settings, plan.out
     target = plan.targets[0]
     if len(plan.targets) > 1 or target.is_dsn or isinstance(target.server, ManagedServer):
@@ -167,7 +167,7 @@ def recovery_run(workload, label: str, plan: RunPlan, crash_every: float, kill_s
             seconds = min(crash_every, left)
             kill = _Kill(seconds * chance.uniform(0.5, 0.9), number)
             # Each round its own statements (a keep-going run's seeds), on the data the last one left.
-            seed = settings["seed"] + (n - 1) * (record.get("shard") or {}).get("count", 1)
+            seed = round_seed(settings["seed"], record, n)
             mine = dataclasses.replace(
                 plan, spec=plan.spec if n == 1 else None, targets=[Target(target.name, server, engine=target.engine)],
                 # The kill ends the round: its duration only stands behind it (a late watch tick must not

@@ -61,7 +61,7 @@ def keep_going(workload, label: str, data, plan: RunPlan):
         (out / "run.json").write_text(json.dumps(stamped("run", record), indent=2, default=str) + "\n")
 
         def start_round(n, folder, left, tick):
-            seed = settings["seed"] + (n - 1) * (record.get("shard") or {}).get("count", 1)  # shards interleave
+            seed = round_seed(settings["seed"], record, n)
             mine = dataclasses.replace(
                 plan, spec=data_spec(data, seed, record.get("trusted_perl", False)), settings={**settings, "seed": seed, "duration": left},
                 out=folder, progress=tick, keep_server=False, overwrite=False,
@@ -74,6 +74,12 @@ def keep_going(workload, label: str, data, plan: RunPlan):
             return run_rounds(start_round, info, out, settings["duration"], plan.progress, interrupts)
     finally:
         lock.close()
+
+
+def round_seed(seed: int, record: dict, n: int) -> int:
+    """Round n's seed: the run's + n - 1, so that no two rounds repeat each other; a shard's rounds step
+    by the shard count, so that the shards' rounds interleave instead of meeting."""
+    return seed + (n - 1) * (record.get("shard") or {}).get("count", 1)
 
 
 def run_rounds(start_round: Callable, info: dict, out: pathlib.Path, duration: float, progress, interrupts,

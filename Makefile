@@ -62,10 +62,12 @@ tsan asan: deps
 # it ends with the bugs it met, each with its reproducer, and the reports' paths.
 # A new cause (exit 1) is what the demo is for, so only bad input or setup
 # (exit 2) fails it.
+# DEMO_OUT: its folder (tests/python/test_docs_ci.py runs the demo into one of its own).
+DEMO_OUT ?= demo-hunt
 demo: build
 	$(PY) -m gauntlet gensql --grammar grammars/optimizer.yy --queries 3 --seed 1
-	$(PY) -m gauntlet hunt --duration 120 --seed 4 --out demo-hunt --html demo-hunt/report.html \
-	  --markdown demo-hunt/summary.md --junit demo-hunt/junit.xml; test $$? -le 1
+	$(PY) -m gauntlet hunt --duration 120 --seed 4 --out $(DEMO_OUT) --html $(DEMO_OUT)/report.html \
+	  --markdown $(DEMO_OUT)/summary.md --junit $(DEMO_OUT)/junit.xml; test $$? -le 1
 
 bench: build
 	@dpkg -s sysbench >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sysbench)

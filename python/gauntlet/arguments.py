@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import sys
 from typing import Optional, Union
 
 from . import _core
@@ -64,3 +65,28 @@ def shard_argument(value) -> Optional[tuple]:
     if not 1 <= index <= count:
         raise _core.InvalidInput(f"shard: I/N with 1 <= I <= N (the Ith of N CI jobs), not {value!r}"[:300])
     return index, count
+
+
+MAX_DURATION_VARIABLE = "GAUNTLET_MAX_DURATION"
+_capped_said = False
+
+
+def capped_duration(name: str, seconds: float) -> float:
+    """``seconds``, or at most $GAUNTLET_MAX_DURATION when that is set: a dry run of a script or a
+    page's commands (tests/python/test_docs.py runs every documented command so) shortens every
+    time budget at once, runs, rows, bench runs and hunts, without editing them. 0 (no time limit)
+    stays 0. Said once on stderr, since the results then measure less than was asked."""
+    global _capped_said
+    text = os.environ.get(MAX_DURATION_VARIABLE)
+    if not text or seconds <= 0:
+        return seconds
+    try:
+        cap = float(text)
+    except ValueError:
+        raise _core.InvalidInput(f"{MAX_DURATION_VARIABLE}: seconds, not {text!r}") from None
+    if cap <= 0 or seconds <= cap:
+        return seconds
+    if not _capped_said:
+        _capped_said = True
+        print(f"gauntlet: {name} {seconds:g} s capped at {cap:g} s by ${MAX_DURATION_VARIABLE}", file=sys.stderr)
+    return cap

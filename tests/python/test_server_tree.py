@@ -2,7 +2,8 @@
 found in it, the server told where they are, and every target's version in the summary.
 
 The fast tests build a `dpkg -x` layout of links to the installed 10.11.19's files (so the bootstrapped
-template is shared); the slow ones run Debian's real 10.11.18, fetched by the example script, against it."""
+template is shared); tests/python/test_docs_ci.py runs Debian's real 10.11.18, fetched by the example
+script, against it as docs/guide/ci.md shows."""
 
 import json
 import os
@@ -12,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import OLD, REPO, check_output_files
+from conftest import REPO, check_output_files
 from gauntlet import ManagedServer
 from gauntlet.server import Connection, server_binary
 
@@ -68,34 +69,3 @@ def test_two_targets_one_from_a_folder_each_named_with_its_version_and_binary(tr
     variables = json.loads((tmp_path / "out" / "server_variables-old.json").read_text())
     assert variables["lc_messages_dir"].rstrip("/") == str(tree / "usr/share/mysql")
     check_output_files(tmp_path / "out")
-
-
-@pytest.mark.slow
-def test_the_last_release_from_a_folder_against_the_installed_build(release, tmp_path):
-    """docs/guide/ci.md's commands: a differential run, a bench A/B and a hunt, 10.11.18 against 10.11.19."""
-    r = gauntlet("run", "--grammar", "optimizer.yy", "--duration", "8", "--target", f"old={release}",
-                 "--target", "new=default", "--oracle", "differential", "--out", "diff", cwd=tmp_path)
-    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
-    assert f"server old: {OLD}-MariaDB" in r.stdout and f"({release}/usr/sbin/mariadbd)" in r.stdout
-    assert "server new: 10.11.19-MariaDB" in r.stdout and "oracle differential:" in r.stdout
-    variables = json.loads((tmp_path / "diff" / "server_variables-old.json").read_text())
-    assert variables["version"].startswith(OLD) and variables["plugin_dir"].startswith(str(release))
-
-    r = gauntlet("bench", "--workload", "oltp_point_select", "--target", f"old={release}", "--target", "new",
-                 "--runs", "2", "--duration", "3", "--out", "bench", cwd=tmp_path)
-    assert r.returncode in (0, 1), r.stdout + r.stderr[-3000:]
-    verdict = json.loads((tmp_path / "bench" / "verdict.json").read_text())
-    assert verdict["servers"]["old"]["version"].startswith(OLD)
-    assert verdict["servers"]["new"]["version"].startswith("10.11.19")
-    assert f"server old: {OLD}-MariaDB" in r.stdout and "server new: 10.11.19-MariaDB" in r.stdout
-
-    r = gauntlet("hunt", "--duration", "40", "--round-seconds", "10", "--reduce-share", "0", "--known-bugs", "none",
-                 "--target", "new=default", "--target", f"old={release}", "--out", "hunt", cwd=tmp_path)
-    assert r.returncode in (0, 1), r.stdout + r.stderr[-3000:]
-    record = json.loads((tmp_path / "hunt" / "hunt.json").read_text())
-    assert [t["name"] for t in record["settings"]["targets"]] == ["new", "old"]
-    assert record["servers"]["old"]["version"].startswith(OLD) and "differential" in record["settings"]["oracles"]
-    assert f"server old: {OLD}-MariaDB" in r.stdout
-    first = json.loads((tmp_path / "hunt" / record["rounds"][0]["folder"] / "summary.json").read_text())
-    assert first["oracles"]["differential"]["checked"] > 0
-    check_output_files(tmp_path)

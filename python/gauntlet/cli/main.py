@@ -22,6 +22,7 @@ from .._core import GauntletError, InvalidInput
 from ..grammar import Grammar, Schema, load_data_spec
 from ..reduction import REDUCIBLE
 from ..runs import Stopped, templates
+from ..runs.signals import ignore_signals_after_a_stop
 from ..runs.plan import RUN_DEFAULTS
 from ..server import ManagedServer, ServerError, parse_replica_flag, parse_target_flag
 from .hunt import add_hunt
@@ -633,6 +634,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    if argv is None:  # the process is the command (not a caller's Python): it ends with the run
+        ignore_signals_after_a_stop()
     try:
         return args.func(args)
     except InvalidInput as e:

@@ -23,7 +23,7 @@ import time
 from typing import Optional, Sequence, Union
 
 from .. import _core, stock
-from ..arguments import number_argument, path_argument, shard_argument, writable_folder
+from ..arguments import capped_duration, number_argument, path_argument, shard_argument, writable_folder
 from ..combi import OptionSpace, dask_client
 from ..formats import read_json, stamped
 from ..reduction import REDUCIBLE, Reduction
@@ -246,7 +246,7 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     (their seeds, grammars and option rows), and ``triage`` over the jobs' folders gives one list;
     ``dask``: a Dask scheduler's address (or a ``distributed.Client``) whose workers run the rounds, one
     each at a time, every worker with its own servers; their round folders come back into OUT."""
-    total = parse_duration(duration)
+    total = capped_duration("duration", parse_duration(duration))
     out = writable_folder("out", out).resolve()  # root_causes.json names findings by absolute path
     seed = int(number_argument("seed", seed, whole=True))
     index, count = shard_argument(shard) or (1, 1)

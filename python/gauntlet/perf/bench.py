@@ -30,7 +30,7 @@ from typing import Dict, List, Optional, Sequence, Union
 
 from .. import _core, stock
 from ..formats import read_json, version
-from ..arguments import number_argument, writable_folder
+from ..arguments import capped_duration, number_argument, writable_folder
 from ..server import ManagedServer, check_known_options, make_targets
 from ..results import server_lines, servers_of
 from .stats import RunSummary, Verdict, compare, separate_groups, summarize
@@ -214,6 +214,7 @@ def bench(targets: Sequence[dict], *, workload: str = "oltp_read_write", runs: i
         raise _core.InvalidInput(f"bench: runs must be 2 or more, not {runs!r}")
     if number_argument("duration", duration) <= 0:
         raise _core.InvalidInput("bench: duration must be more than 0 seconds")
+    duration = capped_duration("duration", duration)
     out = writable_folder("out", out)
     grammar, spec = stock_workload(workload, tables, table_size, out)
     spec = data or spec

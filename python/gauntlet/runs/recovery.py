@@ -244,10 +244,10 @@ def _recovered(result: RunResult, server: ManagedServer, ledger: Ledger, kill: O
                                  f"the restart on the killed server's datadir failed: {e}"))
     else:
         facts.update({"recoveries": 1, "recovery_seconds": round(time.monotonic() - t0, 3)})
+        findings += _checked_ledger(server, ledger, facts)  # first: a CHECK TABLE that fails marks it corrupted
         findings += _checked_tables(server, facts)
         findings += _restart_log(server, log_from)
         findings += _table_files(server, facts)
-        findings += _checked_ledger(server, ledger, facts)
         _repair_torn(server, facts)
     for f in findings:
         f["targets"] = [plan.targets[0].name]
@@ -374,7 +374,11 @@ def _table_files(server: ManagedServer, facts: dict) -> list:
 
 
 def _checked_ledger(server: ManagedServer, ledger: Ledger, facts: dict) -> list:
-    seen = ledger.check(server)
+    try:
+        seen = ledger.check(server)
+    except _core.GauntletError as e:  # the recovered server cannot read its own tables: a finding, not our end
+        return [_finding("corruption", f"corruption: the ledger unreadable after {facts['signal']}",
+                         f"reading {LEDGER}'s tables after recovery: {e}")]
     facts["commits_checked"] = seen["checked"]
     if not (seen["lost"] or seen["torn"] or seen["unexpected"]):
         return []

@@ -13,7 +13,7 @@ import warnings
 from typing import Callable, Optional, Sequence, Tuple, Union
 
 from .. import _core
-from ..arguments import flag_argument, number_argument, path_argument, shard_argument
+from ..arguments import capped_duration, flag_argument, number_argument, path_argument, shard_argument
 from ..grammar import Grammar, Schema
 from ..oracles import Oracle
 from ..results import RunResult, timeline_frame
@@ -126,6 +126,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
         ("threads", threads), ("duration", duration), ("queries", queries), ("seed", seed), ("rate", rate),
         ("statement_timeout", statement_timeout), ("hang_timeout", hang_timeout),
         ("generate_timeout", generate_timeout), ("max_depth", max_depth))}
+    settings["duration"] = capped_duration("duration", settings["duration"])
     shard = shard_argument(shard)
     if shard:
         settings["seed"] = check_setting("seed", settings["seed"] + shard[0] - 1)

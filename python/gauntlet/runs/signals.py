@@ -50,6 +50,17 @@ def progress_printer(stream) -> Callable:
     return tick
 
 
+_ignoring_after_a_stop = False
+
+
+def ignore_signals_after_a_stop() -> None:
+    """For a process that ends when a signal stops its run (the command line): from then on SIGINT,
+    SIGTERM and SIGHUP are ignored while it finishes and exits, so that a second one sent right after
+    the first (as process supervisors do) cannot kill it with its results half written."""
+    global _ignoring_after_a_stop
+    _ignoring_after_a_stop = True
+
+
 class Interrupts:
     """While a run lasts, SIGINT, SIGTERM and SIGHUP only set a flag.
 
@@ -79,8 +90,9 @@ class Interrupts:
             self.signum = signum
 
     def __exit__(self, *exc) -> None:
+        ignore = self.signum is not None and _ignoring_after_a_stop
         for s, handler in self._previous.items():
-            signal.signal(s, handler)
+            signal.signal(s, signal.SIG_IGN if ignore else handler)
 
     def __bool__(self) -> bool:
         return self.signum is not None

@@ -272,6 +272,21 @@ class Page:
         raise AssertionError(f"{self.page}: no command starts with {start!r}")
 
 
+    def shown(self, start: str) -> str:
+        """The one line of the page's output blocks that starts with ``start``."""
+        lines = [line for b in blocks(self.page) if b.lang in ("", "text") for line in b.text.splitlines()
+                 if line.startswith(start)]
+        assert len(lines) == 1, f"{self.page}: {len(lines)} lines of output start with {start!r}"
+        return lines[0]
+
+
+def printed_alike(shown: str, output: str) -> bool:
+    """Whether ``output`` has a line like ``shown``, numbers aside (1,234 or 0.7 stand for any)."""
+    parts = re.split(r"\d[\d,]*(?:\.\d+)?", shown.strip())
+    pattern = re.compile(r"[\d,]+(?:\.\d+)?".join(re.escape(p) for p in parts))
+    return any(pattern.fullmatch(line.strip()) for line in output.splitlines())
+
+
 def said(r: subprocess.CompletedProcess) -> str:
     """A finished command's output for an assertion's message."""
     return f"exit {r.returncode}\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"

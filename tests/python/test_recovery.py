@@ -62,3 +62,14 @@ def test_no_lost_commit_over_twenty_kills_with_the_log_flushed_at_commit(tmp_pat
         assert rec["recoveries"] == rec["kills"] + rec.get("crashes", 0) and rec["commits_checked"] > 1000
         kills += rec["kills"]
     assert kills >= 20, kills
+
+
+def test_a_ledger_the_recovered_server_cannot_read_is_a_finding_not_an_end(tmp_path):
+    # Planted: the workload drops the ledger's database, so its read after the kill fails (as it failed on
+    # a ledger that CHECK TABLE EXTENDED had marked corrupted): a finding, and the run goes on to its end.
+    g = gauntlet.Grammar.from_string("query: DROP DATABASE IF EXISTS gauntlet_ledger | SELECT 1 ;")
+    r = gauntlet.run(g, data="none", oracles="recovery", crash_every=2, duration=5, out=tmp_path / "out")
+    unread = [f for f in r.findings if f["signature"] == "corruption: the ledger unreadable after SIGKILL"]
+    assert unread and "gauntlet_ledger" in unread[0]["detail"] and "1146" in unread[0]["detail"], r.table()
+    assert r.summary()["stop_reason"] == "duration" and r.summary()["recovery"]["recoveries"] >= 2
+    check_output_files(tmp_path / "out")

@@ -11,6 +11,7 @@ import gauntlet
 import pytest
 
 from faults import ENV
+from conftest import REPO
 from planted import CRASH, TWO_OPTIONS, WRONG, planted_run, verified_without_the_bug
 
 
@@ -245,3 +246,24 @@ def test_any_crash_lets_a_reduction_keep_a_crash_with_other_frames():
     flag = subprocess.run([sys.executable, "-m", "gauntlet", "reduce", "--help"], capture_output=True, text=True,
                           env=ENV).stdout
     assert "--any-crash" in flag
+
+
+@pytest.mark.slow
+def test_a_crash_noticed_first_by_a_bystander_session_is_reduced_to_the_crashing_statement(tmp_path):
+    # In the field, the session that first sees the server gone is not always the one whose statement
+    # crashed it: the finding then names a bystander's statement. Planted: the tour's crash, its finding
+    # pointed at another session's statement started before the crashing one.
+    r = gauntlet.run(str(REPO / "examples" / "tour.yy"), threads=4, duration=60, statement_log=True, out=tmp_path / "run")
+    crash = next(f for f in r.findings if f["kind"] == "crash")
+    from gauntlet import _core
+    steps = [s for log in (tmp_path / "run").glob("statements-*.jsonl") for s in _core.read_statement_log(str(log))]
+    crasher = next(s for s in steps if "JSON_EXTRACT" in str(s["sql"]) and s["outcome"] != "ok")
+    bystander = max((s for s in steps if s["thread"] != crasher["thread"] and s["seq"] < crasher["seq"]),
+                    key=lambda s: s["seq"])
+    folder = tmp_path / "run" / "findings" / crash["id"]
+    finding = json.loads((folder / "finding.json").read_text())
+    finding.update(thread=bystander["thread"], statement=bystander["sql"], at=max(finding["at"], crasher["start"]))
+    (folder / "finding.json").write_text(json.dumps(finding))
+    reduction = gauntlet.reduce(folder, budget=300)
+    assert reduction.verified, reduction
+    assert "JSON_EXTRACT('{}', '$') <=> UNHEX(c)" in reduction.test, reduction.test

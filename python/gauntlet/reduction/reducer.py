@@ -158,6 +158,9 @@ class _Reducer:
         self.started = time.monotonic()
         self.rate = 1.0
         self.origin: Optional[Step] = None  # the session's query whose oracle follow-up found it
+        # Other sessions' statements started before a crash after the finding's own: the crash may be
+        # one of theirs (the finding is the session that noticed the server gone first).
+        self.in_flight: List[Step] = []
         self.current = ("prepare", lambda: 0)  # the stage running, and how it measures the case
 
     def say(self, text: str, live: bool = False) -> None:
@@ -267,6 +270,9 @@ class _Reducer:
                     steps[i] = dataclasses.replace(steps[i], sql=self.finding["statement"], key=None)
             if i is None:
                 raise _core.InvalidInput(f"{self.finding_dir}: its statement is not in the run's statement logs")
+            if kind in ("crash", "shutdown"):
+                at = self.finding.get("at", 0) + 0.001
+                self.in_flight = [s for s in steps[i + 1:] if s.start <= at and s.thread != steps[i].thread]
             target, steps = steps[i], steps[:i]
         elif not steps:
             # No statement log: the session's settings and last statements that the finding kept.
@@ -296,6 +302,25 @@ class _Reducer:
                      f"on {'every statement' if check_all else 'its statement'}): {hits} of {tries}")
             if hits:
                 self.rate = hits / tries
+                self.best, self.seen_finding = case, self.lab.matched
+                return True
+        return self._reproduce_with_in_flight()
+
+    def _reproduce_with_in_flight(self) -> bool:
+        """The crash again with the statements other sessions had in flight when it came, any statement
+        crashing it: it was one of theirs, not the finding's own (several sessions saw the server go)."""
+        if not self.in_flight:
+            return False
+        self.say(f"{len(self.in_flight)} statements of other sessions were in flight at the crash: with them, "
+                 "the crash from any statement")
+        history = self.case.history + [self.case.target] + self.in_flight
+        for sessions in (1, 0):
+            case = self.case.replace(history=history, target=None, sessions=sessions, check_all=False)
+            hits = sum(self.lab.attempt(case, self.finding, self.any_crash) for _ in range(2))
+            self.say(f"reproduce ({'one session' if sessions == 1 else 'the run' + chr(39) + 's sessions'}, "
+                     f"with the statements in flight): {hits} of 2")
+            if hits:
+                self.rate = hits / 2
                 self.best, self.seen_finding = case, self.lab.matched
                 return True
         return False

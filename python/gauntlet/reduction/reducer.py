@@ -296,13 +296,8 @@ class _Reducer:
             case = self.case.replace(sessions=sessions, check_all=check_all, target=target)
             if target is not self.case.target and n and modes[n - 1][2] is self.case.target:
                 self.say("the follow-up alone did not find it: the session's query again, with the oracles")
-            tries = 3 if n == 0 else 2
-            hits = sum(self.lab.attempt(case, self.finding, self.any_crash) for _ in range(tries))
-            self.say(f"reproduce ({'one session' if sessions == 1 else 'the run' + chr(39) + 's sessions'}, oracles "
-                     f"on {'every statement' if check_all else 'its statement'}): {hits} of {tries}")
-            if hits:
-                self.rate = hits / tries
-                self.best, self.seen_finding = case, self.lab.matched
+            if self._found_again(case, 3 if n == 0 else 2,
+                                 f"oracles on {'every statement' if check_all else 'its statement'}"):
                 return True
         return self._reproduce_with_in_flight()
 
@@ -314,16 +309,19 @@ class _Reducer:
         self.say(f"{len(self.in_flight)} statements of other sessions were in flight at the crash: with them, "
                  "the crash from any statement")
         history = self.case.history + [self.case.target] + self.in_flight
-        for sessions in (1, 0):
-            case = self.case.replace(history=history, target=None, sessions=sessions, check_all=False)
-            hits = sum(self.lab.attempt(case, self.finding, self.any_crash) for _ in range(2))
-            self.say(f"reproduce ({'one session' if sessions == 1 else 'the run' + chr(39) + 's sessions'}, "
-                     f"with the statements in flight): {hits} of 2")
-            if hits:
-                self.rate = hits / 2
-                self.best, self.seen_finding = case, self.lab.matched
-                return True
-        return False
+        return any(self._found_again(self.case.replace(history=history, target=None, sessions=sessions,
+                                                       check_all=False), 2, "with the statements in flight")
+                   for sessions in (1, 0))
+
+    def _found_again(self, case: Case, tries: int, how: str) -> bool:
+        """Whether ``case`` finds it in ``tries``; if so it is the best case, its rate the hits'."""
+        hits = sum(self.lab.attempt(case, self.finding, self.any_crash) for _ in range(tries))
+        self.say(f"reproduce ({'one session' if case.sessions == 1 else 'the run' + chr(39) + 's sessions'}, "
+                 f"{how}): {hits} of {tries}")
+        if hits:
+            self.rate = hits / tries
+            self.best, self.seen_finding = case, self.lab.matched
+        return bool(hits)
 
     def reduce_statements(self) -> None:
         shrink(list(self.best.history), lambda kept: self.attempt(self.best.replace(history=kept)))

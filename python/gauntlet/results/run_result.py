@@ -193,6 +193,9 @@ class RunResult:
                          f"{rep['tables_compared']:,} tables and {rep['rows_compared']:,} rows compared, "
                          f"{rep['diverged_tables']} diverged; caught up in {rep['catch_up_seconds']:.1f} s at most")
             lines += [f"  {r['name']}: {r['version']} ({r['binary']})" for r in rep.get("servers", [])]
+            if rep.get("interrupted_skipped"):
+                lines.append(f"  {rep['interrupted_skipped']} statements interrupted by the run skipped on replicas "
+                             "(half done on the primary by design); the tables they changed no longer compared")
         for f in self.findings:
             known = f" [known: {f['known']}]" if f.get("known") else ""
             times = f" (x{f['occurrences']})" if f.get("occurrences", 1) > 1 else ""

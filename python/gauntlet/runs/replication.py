@@ -16,6 +16,10 @@ replication: GTID position in InnoDB, relay log recovery). Tables of engines tha
 (with the recovery oracle, every replica's once the primary was killed), and an event the replica cannot
 apply to such tables only (a row torn away or left by the kill) is skipped and counted.
 
+A statement the run interrupts (KILL QUERY at a round's end, the statement timeout) after it had changed
+MyISAM or Aria rows is logged with the interruption's error, and a replica stops on it by design: it is
+skipped and counted, and the tables it names are left out of that replica's comparisons from then on.
+
 OUT/server is the primary, OUT/replica-K the replicas, OUT/rounds/NNN the rounds (as a keep-going
 run's); each round's summary has ``replication`` (what its checkpoint checked), the run's the sums.
 """
@@ -119,6 +123,7 @@ class _Replica:
         self.reported: set = set()  # tables already found diverging on it
         self.version = ""
         self.skipped = 0  # row events on torn tables of engines that are not crash-safe (see _skipped_torn_event)
+        self.left_out: set = set()  # tables an interrupted statement left unknown (see _skipped_interrupted_event)
 
     def __repr__(self) -> str:
         return f"_Replica({self.name}, {self.server!r})"
@@ -393,6 +398,9 @@ def _checked_replica(replica: _Replica, p: Connection, position: str, tables: Di
     # In short waits, so that replication threads that stop meanwhile are seen at once.
     while True:
         stopped = _stopped_threads(r)
+        if stopped is not None and _skipped_interrupted_event(replica, r, stopped[2], tables):
+            facts["interrupted_skipped"] = facts.get("interrupted_skipped", 0) + 1
+            continue
         if stopped is not None and _skipped_torn_event(replica, r, stopped[2], tables):
             facts["events_skipped"] = facts.get("events_skipped", 0) + 1
             continue
@@ -419,32 +427,59 @@ _EVENT_QUERY = re.compile(r"Query: '(.*)'", re.S)  # a statement event's: "... o
 _MAX_SKIPPED = 10_000  # torn rows skipped on one replica before its stop counts as an error after all
 
 
-def _event_engines(message: str, tables: Dict[str, str]) -> List[str]:
-    """The engines of the tables a failed event names: a row event's table, or the tables of the primary
-    whose names a statement event's query mentions (an unknown table counts as crash-safe)."""
+def _event_tables(message: str, tables: Dict[str, str]) -> List[str]:
+    """The tables a failed event names: a row event's table, or the tables of the primary whose names a
+    statement event's query mentions."""
     m = _EVENT_TABLE.search(message)
     if m:
-        return [tables.get(f"`{m.group(1)}`.`{m.group(2)}`", "InnoDB")]
+        return [f"`{m.group(1)}`.`{m.group(2)}`"]
     q = _EVENT_QUERY.search(message)
     if not q:
         return []
     words = {w.lower() for w in re.findall(r"[\w$]+", q.group(1))}
-    return [engine for name, engine in tables.items() if name.rsplit(".", 1)[-1].strip("`").lower() in words]
+    return [name for name in tables if name.rsplit(".", 1)[-1].strip("`").lower() in words]
+
+
+def _torn(replica: _Replica, name: str, tables: Dict[str, str]) -> bool:
+    """Whether the table may differ on the replica by design: one of an engine that is not crash-safe
+    after a kill (an unknown table counts as crash-safe), or one an interrupted statement changed."""
+    return name in replica.left_out or (replica.killed and tables.get(name, "InnoDB") not in _CRASH_SAFE)
 
 
 def _skipped_torn_event(replica: _Replica, r: Connection, message: str, tables: Dict[str, str]) -> bool:
-    """After a kill (the replica's or the primary's) the tables of engines that are not crash-safe may
-    differ by design, and a row event on one may find its row missing or there already: that event is
-    skipped (those tables are no longer compared), True. Any other stop is an error, False."""
-    if not (replica.killed and replica.skipped < _MAX_SKIPPED):
+    """A torn table (see _torn) may find a row event's row missing or there already: an event on such
+    tables only is skipped (they are no longer compared), True. Any other stop is an error, False."""
+    named = _event_tables(message, tables)
+    if replica.skipped >= _MAX_SKIPPED or not named or not all(_torn(replica, n, tables) for n in named):
         return False
-    engines = _event_engines(message, tables)
-    if not engines or any(e in _CRASH_SAFE for e in engines):
-        return False
-    r.query("SET GLOBAL sql_slave_skip_counter = 1")
-    r.query("START SLAVE SQL_THREAD")
+    _skip_event(r)
     replica.skipped += 1
     return True
+
+
+# A statement interrupted on the primary after it had changed a table of an engine that is not transactional
+# is logged with the interruption's error; a replica stops on it by design (it cannot redo half a statement).
+_PARTIAL = re.compile(r"Query partially completed on the master \(error on master: (\d+)\)")
+_INTERRUPTIONS = ("ER_QUERY_INTERRUPTED", "ER_STATEMENT_TIMEOUT", "ER_CONNECTION_KILLED", "ER_SERVER_SHUTDOWN")
+
+
+def _skipped_interrupted_event(replica: _Replica, r: Connection, message: str, tables: Dict[str, str]) -> bool:
+    """The run interrupts statements on the primary (KILL QUERY at a round's end, --statement-timeout):
+    one that had already changed MyISAM or Aria rows stops the replica's SQL thread by design. Its event
+    is skipped and the tables it names (else every table of an engine that is not crash-safe) are no
+    longer compared on this replica, True: what it did on the primary is unknown. Any other stop, False."""
+    m = _PARTIAL.search(message)
+    if not m or _core.error_name(int(m.group(1))) not in _INTERRUPTIONS:
+        return False
+    named = _event_tables(message, tables)
+    replica.left_out.update(named or [name for name, engine in tables.items() if engine not in _CRASH_SAFE])
+    _skip_event(r)
+    return True
+
+
+def _skip_event(r: Connection) -> None:
+    r.query("SET GLOBAL sql_slave_skip_counter = 1")
+    r.query("START SLAVE SQL_THREAD")
 
 
 def _stopped_threads(r: Connection) -> Optional[tuple]:
@@ -482,8 +517,8 @@ def _compared(replica: _Replica, p: Connection, r: Connection, tables: Dict[str,
     compared = []
     for name in sorted(set(tables) & set(theirs)):
         engine = tables[name]
-        if engine.upper() == "MEMORY" or (replica.killed and engine not in _CRASH_SAFE):
-            facts["tables_skipped"] += 1  # MEMORY: empty after any restart; others: a kill may tear them
+        if engine.upper() == "MEMORY" or _torn(replica, name, tables):
+            facts["tables_skipped"] += 1  # MEMORY: empty after any restart; others: a kill or an interruption may tear them
             continue
         compared.append(name)
     if not compared:

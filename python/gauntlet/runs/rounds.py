@@ -212,7 +212,7 @@ class _Total:
                                                        "tables_compared": 0, "rows_compared": 0,
                                                        "tables_skipped": 0, "diverged_tables": 0})
         for key in ("checkpoints", "replica_kills", "tables_compared", "rows_compared", "tables_skipped",
-                    "diverged_tables", "events_skipped"):
+                    "diverged_tables", "events_skipped", "interrupted_skipped"):
             mine[key] = mine.get(key, 0) + x.get(key, 0)
         mine["catch_up_seconds"] = max(mine["catch_up_seconds"], x.get("catch_up_seconds", 0.0))
         mine.setdefault("servers", x.get("servers", []))

@@ -21,8 +21,13 @@ sandbox=
 [ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"  # else apt warns that its own user cannot write here
 (cd "$debs" && apt-get download -q $sandbox "mariadb-server-core=1:$version-$debian" "mariadb-server=1:$version-$debian" \
     "mariadb-client-core=1:$version-$debian")
-mkdir -p "$dir.part"
-for deb in "$debs"/*.deb; do dpkg -x "$deb" "$dir.part"; done
-rm -rf "$dir"
-mv "$dir.part" "$dir"
+# Unpacked beside the folder under a name of its own, then renamed into place at once: a fetch running at
+# the same time (two CI jobs, two test processes) never sees, runs or removes a half-unpacked server.
+mkdir -p "$(dirname "$dir")"
+part=$(mktemp -d "$dir.part.XXXXXX")
+trap 'rm -rf "$debs" "$part"' EXIT
+for deb in "$debs"/*.deb; do dpkg -x "$deb" "$part"; done
+chmod 755 "$part"
+mv -T "$part" "$dir" 2>/dev/null || [ -x "$dir/usr/sbin/mariadbd" ] ||
+  { echo "$dir: a folder without usr/sbin/mariadbd is in the way; remove it" >&2; exit 2; }
 "$dir/usr/sbin/mariadbd" --version

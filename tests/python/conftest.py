@@ -44,10 +44,14 @@ OLD = "10.11.18"
 
 @pytest.fixture(scope="session")
 def release() -> pathlib.Path:
+    import fcntl
     import subprocess
     fetch = REPO / "examples" / "two-versions" / "fetch-mariadb.sh"
     folder = pathlib.Path(os.environ["GAUNTLET_CACHE"]) / "servers" / f"mariadb-{OLD}"
-    r = subprocess.run(["sh", str(fetch), OLD, str(folder)], capture_output=True, text=True)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f".fetch-{OLD}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other test process waits for one download, then finds it unpacked
+        r = subprocess.run(["sh", str(fetch), OLD, str(folder)], capture_output=True, text=True)
     assert r.returncode == 0, f"{fetch} {OLD} failed (it needs Debian's mirror):\n{r.stdout}\n{r.stderr}"
     return folder
 

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "exec/clock.h"
+
 namespace gauntlet {
 
 Session::Session(const std::vector<Target>& targets)
@@ -47,13 +49,6 @@ Outcome Session::ExecuteSide(size_t t, std::string_view sql, ResultSet* rows, do
   }
   return Run(t, *sides_[t], sql, rows, limit);
 }
-
-namespace {
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
 
 Outcome Session::Run(size_t t, Connection& c, std::string_view sql, ResultSet* rows, double limit) {
   // Ordered stores only where the watchdog needs an order (see busy()): a

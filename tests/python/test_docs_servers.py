@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from conftest import OLD
 from doc_blocks import Page, printed_alike, said
 
 pytestmark = pytest.mark.slow
@@ -45,6 +46,13 @@ def test_replicas_that_must_agree(release, tmp_path):
         assert r.returncode == 0 and "10.11.18-MariaDB" in r.stdout, said(r)
         assert out != "old-replica" or printed_alike(page.shown("replication "), r.stdout), said(r)
         assert _summary(tmp_path / out)["replication"]["tables_compared"] > 0
+    # Each replica its own build and options, as summary, run.json and the replica's server.json say.
+    assert f"replica-1: {OLD}-MariaDB" in r.stdout and f"({tmp_path}/mariadb-10.11.18/usr/sbin/mariadbd)" in r.stdout
+    assert "replica-2: 10.11.19-MariaDB" in r.stdout and "(/usr/sbin/mariadbd)" in r.stdout, said(r)
+    each = json.loads((tmp_path / "two-builds" / "run.json").read_text())["replica_each"]
+    parallel = ["slave_parallel_threads=4", "slave_parallel_mode=aggressive"]
+    assert each == [{"server": "mariadb-10.11.18", "mysqld": []}, {"server": None, "mysqld": parallel}], each
+    assert set(parallel) <= set(json.loads((tmp_path / "two-builds" / "replica-2" / "server.json").read_text())["mysqld"])
     r = page.python("r = gauntlet.run(", then="""
 assert r.summary()["replication"]["replicas"] == 1 and r.summary()["replication"]["checkpoints"] >= 1
 """)

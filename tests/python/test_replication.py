@@ -4,7 +4,8 @@ primary by GTID; at each checkpoint they catch up and are compared table by tabl
 Positive controls: statement-based replication of UUID() inserts drifts and is reported with the rows and
 statements; a replica whose SQL thread stops on a planted conflict is a replication-error. Negative
 controls: row-based (and the default MIXED) replication of the same stays silent, with replicas killed
-and restarted mid-run; the slow tier repeats it on the stock grammar and runs a 10.11.18 replica."""
+and restarted mid-run; the slow tier repeats it on the stock grammar (and test_docs_servers.py runs
+replication.md's commands, a 10.11.18 replica among them)."""
 
 import json
 import os
@@ -15,7 +16,7 @@ import sys
 import pytest
 
 import gauntlet
-from conftest import OLD, REPO, check_output_files
+from conftest import REPO, check_output_files
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "python")}
 UUID_GRAMMAR = """query_init:
@@ -125,31 +126,14 @@ def test_setup_mistakes_are_usage_errors(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("binlog_format", ["ROW", "MIXED"])
-def test_the_stock_grammar_replicates_without_divergence_over_repeated_runs(tmp_path, binlog_format):
-    for seed in (1, 2):
-        r = gauntlet.run(STOCK, replicas=2, mysqld={"binlog_format": binlog_format}, threads=4, seed=seed,
-                         checkpoint_every=5, replica_crash_every=7, duration=15,
-                         known_bugs="known-bugs/mariadb-10.11.toml", out=tmp_path / f"out{seed}")
-        assert [f for f in r.findings if not f.get("known")] == [], r.table()
-        rep = r.summary()["replication"]
-        assert rep["checkpoints"] >= 2 and rep["replicas"] == 2 and rep["rows_compared"] > 1000, rep
-
-
-@pytest.mark.slow
-def test_replicas_of_their_own_builds_the_last_release_among_them_follow_the_new_build(release, tmp_path):
-    r = gauntlet_cli("run", "--grammar", STOCK, "--replica", str(release), "--replica", ",slave_parallel_threads=4",
-                     "--duration", "10", "--checkpoint-every", "5", "--threads", "4", "--known-bugs",
-                     "known-bugs/mariadb-10.11.toml", "--out", "out", cwd=tmp_path)
-    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
-    assert f"replica-1: {OLD}-MariaDB" in r.stdout and f"({release}/usr/sbin/mariadbd)" in r.stdout
-    assert "replica-2: 10.11.19-MariaDB" in r.stdout and "(/usr/sbin/mariadbd)" in r.stdout
-    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert summary["replication"]["checkpoints"] >= 1 and summary["replication"]["rows_compared"] > 1000
-    run = json.loads((tmp_path / "out" / "run.json").read_text())
-    assert run["replica_each"] == [{"server": str(release), "mysqld": []},
-                                   {"server": None, "mysqld": ["slave_parallel_threads=4"]}]
-    assert "slave_parallel_threads=4" in json.loads((tmp_path / "out" / "replica-2" / "server.json").read_text())["mysqld"]
+@pytest.mark.parametrize("binlog_format, seed", [("ROW", 1), ("MIXED", 2)])
+def test_the_stock_grammar_replicates_without_divergence_over_repeated_runs(tmp_path, binlog_format, seed):
+    r = gauntlet.run(STOCK, replicas=2, mysqld={"binlog_format": binlog_format}, threads=4, seed=seed,
+                     checkpoint_every=5, replica_crash_every=7, duration=15,
+                     known_bugs="known-bugs/mariadb-10.11.toml", out=tmp_path / "out")
+    assert [f for f in r.findings if not f.get("known")] == [], r.table()
+    rep = r.summary()["replication"]
+    assert rep["checkpoints"] >= 2 and rep["replicas"] == 2 and rep["rows_compared"] > 1000, rep
 
 
 def test_replicas_agree_with_a_primary_recovered_after_each_kill(tmp_path):

@@ -267,3 +267,18 @@ def test_a_crash_noticed_first_by_a_bystander_session_is_reduced_to_the_crashing
     reduction = gauntlet.reduce(folder, budget=300)
     assert reduction.verified, reduction
     assert "JSON_EXTRACT('{}', '$') <=> UNHEX(c)" in reduction.test, reduction.test
+
+
+@pytest.mark.slow
+def test_a_crash_on_a_row_that_a_later_started_statement_wrote_is_reduced(tmp_path):
+    """A field run (the tour, 4 sessions, three test processes on two cores), kept as it was in
+    field-runs/: the finding names a bystander's INSERT; the crashing SELECT started before another
+    session's INSERT of the row it crashed on, and both were in flight, so in the logs' order the SELECT
+    comes first and never crashes. The fallback runs each session's last statements again after the
+    history: it did not reproduce before (0 of 2 in every mode)."""
+    run = tmp_path / "run"
+    shutil.copytree(REPO / "tests" / "python" / "field-runs" / "crash-in-flight-order", run)
+    reduction = gauntlet.reduce(run / "findings" / "0001-crash", budget=120)
+    assert reduction.verified, reduction
+    assert reduction.record["statements_after"] <= 3, reduction.record
+    assert "INSERT INTO tj VALUES ('zz')" in reduction.test and "JSON_EXTRACT('{}', '$')" in reduction.test

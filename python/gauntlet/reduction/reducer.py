@@ -119,6 +119,19 @@ def _read_history(run_dir: pathlib.Path) -> List[Step]:
     return steps
 
 
+def _in_flight(steps: List[Step], i: int, at: float) -> List[Step]:
+    """The other sessions' statements that may have been running when the server went: those started
+    after the finding's statement by then, and each session's last one (the server went during it). As
+    they ran at once, their order on the server is unknown (a later INSERT may have committed before an
+    earlier SELECT read its row): the fallback runs them after the history again, as new steps."""
+    others = {s.thread for s in steps} - {steps[i].thread}
+    last = {thread: max(j for j, s in enumerate(steps) if s.thread == thread) for thread in others}
+    picked = sorted({j for j in range(i + 1, len(steps)) if steps[j].start <= at and steps[j].thread in others}
+                    | set(last.values()))
+    after = max(s.seq for s in steps) + 1
+    return [dataclasses.replace(steps[j], seq=after + n) for n, j in enumerate(picked)]
+
+
 def _locate(steps: List[Step], finding: dict, any_text: bool = False) -> Optional[int]:
     """The index of the statement that found it: the last one its session started by then
     (``any_text``: whatever its text, the session's query an oracle's follow-up came from)."""
@@ -271,8 +284,7 @@ class _Reducer:
             if i is None:
                 raise _core.InvalidInput(f"{self.finding_dir}: its statement is not in the run's statement logs")
             if kind in ("crash", "shutdown"):
-                at = self.finding.get("at", 0) + 0.001
-                self.in_flight = [s for s in steps[i + 1:] if s.start <= at and s.thread != steps[i].thread]
+                self.in_flight = _in_flight(steps, i, self.finding.get("at", 0) + 0.001)
             target, steps = steps[i], steps[:i]
         elif not steps:
             # No statement log: the session's settings and last statements that the finding kept.

@@ -6,6 +6,7 @@ the same datadir and checked:
 - it comes back (else a ``recovery`` finding with its error log's lines, and the run ends);
 - its InnoDB tables check clean (``CHECK TABLE ... EXTENDED``; InnoDB's [ERROR] lines of the restart):
   a ``corruption`` finding names the table (MyISAM and MEMORY lose data on a kill by design, unchecked);
+- its MyISAM and Aria tables the kill tore are repaired (a table REPAIR cannot mend: ``corruption``);
 - every commit of Gauntlet's ledger that the server acknowledged before the kill is there, whole
   (Ledger): a ``lost-commit`` finding lists what is missing or torn.
 
@@ -249,7 +250,7 @@ def _recovered(result: RunResult, server: ManagedServer, ledger: Ledger, kill: O
         findings += _checked_tables(server, facts)
         findings += _restart_log(server, log_from)
         findings += _table_files(server, facts)
-        _repair_torn(server, facts)
+        findings += repair_torn_tables(server, facts)
     for f in findings:
         f["targets"] = [plan.targets[0].name]
     extra = {"recovery": facts}
@@ -291,34 +292,48 @@ def _checked_tables(server: ManagedServer, facts: dict) -> list:
     findings = []
     for db, table in tables:
         name = f"`{db}`.`{table}`"
-        r = c.execute(f"CHECK TABLE {name} EXTENDED")
-        bad = [row for row in r.rows if str(row[2]).lower() == "error" or
-               (str(row[2]).lower() == "status" and str(row[3]).upper() != "OK")]
-        if r.outcome["kind"] != "ok" or bad:
-            why = "; ".join(str(row[3]) for row in bad) or r.outcome.get("message", "")
+        why = _failure(c.execute(f"CHECK TABLE {name} EXTENDED"))
+        if why:
             findings.append(_finding("corruption", f"corruption: CHECK TABLE after a kill: {why[:120]}",
                                      f"CHECK TABLE {name} EXTENDED after recovery: {why}"))
     facts["tables_checked"] = len(tables)
     return findings
 
 
-def _repair_torn(server: ManagedServer, facts: dict) -> None:
-    """Tables of engines that are not crash-safe (MyISAM, Aria) that the kill left marked crashed are
-    repaired before the next round (a kill may tear them by design: the workload's next statement on one
-    would be a corruption error, and no finding), and counted; the repair is left out of the binary log."""
+def _failure(r) -> str:
+    """What a CHECK or REPAIR TABLE result says is wrong (its error rows and a status other than OK,
+    or the statement's own error), or "" when the table is fine. A table found corrupt has error rows
+    ("Corrupt") and no status row."""
+    bad = [row for row in r.rows if str(row[2]).lower() == "error" or
+           (str(row[2]).lower() == "status" and str(row[3]).upper() != "OK")]
+    if r.outcome["kind"] != "ok" or bad:
+        return "; ".join(str(row[3]) for row in bad) or r.outcome.get("message", "") or "failed"
+    return ""
+
+
+def repair_torn_tables(server: ManagedServer, facts: dict) -> list:
+    """Tables of engines that are not crash-safe (MyISAM, Aria) that the kill left torn are repaired
+    before the next round (a kill may tear them by design: the workload's next statement on one would
+    be a corruption error, and no finding), counted in ``tables_repaired``; the repair is left out of
+    the binary log. The workload's own statement repairs a torn table on open (myisam_recover_options),
+    but not one whose repair a kill cut short: that one fails every statement until REPAIR TABLE. A
+    table REPAIR cannot mend, EXTENDED neither, is a ``corruption`` finding (its rows are lost)."""
     c = Connection(server)
     tables = c.query("SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' "
                      "AND ENGINE IN ('MyISAM', 'Aria') AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', "
                      "'performance_schema', 'sys')")
-    repaired = 0
+    repaired, findings = 0, []
     for db, table in tables:
         name = f"`{db}`.`{table}`"
-        r = c.execute(f"CHECK TABLE {name}")
-        if r.outcome["kind"] != "ok" or any(str(row[2]).lower() == "status" and str(row[3]).upper() != "OK"
-                                            for row in r.rows):
-            c.execute(f"REPAIR NO_WRITE_TO_BINLOG TABLE {name}")
-            repaired += 1
+        if not _failure(c.execute(f"CHECK TABLE {name}")):
+            continue
+        repaired += 1
+        why = _failure(c.execute(f"REPAIR NO_WRITE_TO_BINLOG TABLE {name}"))
+        if why and _failure(c.execute(f"REPAIR NO_WRITE_TO_BINLOG TABLE {name} EXTENDED")):
+            findings.append(_finding("corruption", f"corruption: REPAIR TABLE failed after a kill: {why[:120]}",
+                                     f"REPAIR TABLE {name} (and EXTENDED) after recovery: {why}"))
     facts["tables_repaired"] = repaired
+    return findings
 
 
 def _log_since(server: ManagedServer, offset: int) -> List[str]:

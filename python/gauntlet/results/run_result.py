@@ -196,6 +196,10 @@ class RunResult:
             if rep.get("interrupted_skipped"):
                 lines.append(f"  {rep['interrupted_skipped']} statements interrupted by the run skipped on replicas "
                              "(half done on the primary by design); the tables they changed no longer compared")
+            if rep.get("one_phase_tables"):
+                lines.append(f"  no longer compared after a primary kill: {', '.join(rep['one_phase_tables'])} (a "
+                             "transaction that also wrote Aria, committed in one phase, was in flight: the binary log "
+                             "may hold it while InnoDB does not)")
         for f in self.findings:
             known = f" [known: {f['known']}]" if f.get("known") else ""
             times = f" (x{f['occurrences']})" if f.get("occurrences", 1) > 1 else ""

@@ -257,8 +257,10 @@ def _recovered(result: RunResult, server: ManagedServer, ledger: Ledger, kill: O
     if "recoveries" not in facts:
         extra["stop_reason"] = "recovery"
     elif copies is not None:  # the replicas must agree with what the primary recovered
-        copies.follow(server)
+        in_doubt = copies.follow(server)
         more, extra["replication"] = copies.check(server, kills)
+        if in_doubt:
+            extra["replication"]["one_phase_tables"] = in_doubt
         findings += more
     return amended_result(result, findings, extra, plan, copies.described() if copies is not None else {})
 

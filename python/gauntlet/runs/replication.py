@@ -15,6 +15,8 @@ replication: GTID position in InnoDB, relay log recovery). Tables of engines tha
 (MyISAM, Aria, MEMORY, ...) are left out of a killed replica's comparisons from then on, and said so
 (with the recovery oracle, every replica's once the primary was killed), and an event the replica cannot
 apply to such tables only (a row torn away or left by the kill) is skipped and counted.
+After a primary's kill, the InnoDB tables of a transaction it was committing in one phase (one that
+wrote Aria too) are left out as well: the binary log may hold it while InnoDB does not (binlog_tail).
 
 A statement the run interrupts (KILL QUERY at a round's end, the statement timeout) after it had changed
 MyISAM or Aria rows is logged with the interruption's error, and a replica stops on it by design: it is
@@ -45,6 +47,7 @@ from ..results import RunResult
 from ..server import Connection, ManagedServer, Target, check_known_options, option_list, server_binary
 from .execute import run_workload
 from .folder import claim_out
+from .binlog_tail import committing_sessions, named_tables, one_phase_in_flight
 from .plan import RunPlan, check_setting
 from .preparation import remove_stopped_server
 from .signals import Interrupts
@@ -211,6 +214,7 @@ class ReplicaSet:
                 mysqld=[f"server_id={k + 1}", f"relay_log=replica-{k}-relay", "relay_log_recovery=ON", *options])))
         self.killer = _ReplicaKiller(replicas.crash_every, random.Random(seed))
         self.writes: Deque[dict] = collections.deque(maxlen=_KEPT_WRITES)
+        self.committing: Optional[set] = None  # the last round's sessions that may have been committing at its end
 
     def start(self, primary: ManagedServer) -> None:
         """The replicas started and following ``primary`` (before any data: they get it by replication)."""
@@ -218,14 +222,20 @@ class ReplicaSet:
             replica.server.start()
         _connect(primary, self.copies)
 
-    def follow(self, primary: ManagedServer) -> None:
+    def follow(self, primary: ManagedServer) -> List[str]:
         """Each replica pointed at ``primary`` again (restarted after a kill: a port of its own), from its GTID
-        position. The kill may have torn the primary's tables of engines that are not crash-safe: from now
-        on they are left out of the comparisons."""
+        position. The kill may have torn the primary's tables of engines that are not crash-safe, and the
+        tables of a transaction it was committing in one phase may lack it (see binlog_tail): from now on
+        they are left out of the comparisons. Returns the tables of crash-safe engines that left out."""
+        tables = _tables(Connection(primary))
+        in_doubt = [name for name in one_phase_in_flight(Connection(primary), tables, self.committing)
+                    if tables.get(name) in _CRASH_SAFE]
         for replica in self.copies:
             replica.killed = True
+            replica.left_out.update(in_doubt)
             if replica.stopped is None and replica.server.alive:
                 _follow(replica, primary)
+        return in_doubt
 
     def round(self, seconds: float) -> None:
         self.killer.round(self.copies, seconds)
@@ -234,6 +244,7 @@ class ReplicaSet:
         """The round's kills (a replica being restarted is waited for); its writes kept."""
         kills = self.killer.end_round()
         self.writes.extend(_logged(folder))
+        self.committing = committing_sessions(folder)
         return kills
 
     def check(self, primary: ManagedServer, kills: List[dict]) -> tuple:
@@ -434,10 +445,7 @@ def _event_tables(message: str, tables: Dict[str, str]) -> List[str]:
     if m:
         return [f"`{m.group(1)}`.`{m.group(2)}`"]
     q = _EVENT_QUERY.search(message)
-    if not q:
-        return []
-    words = {w.lower() for w in re.findall(r"[\w$]+", q.group(1))}
-    return [name for name in tables if name.rsplit(".", 1)[-1].strip("`").lower() in words]
+    return named_tables(q.group(1), tables) if q else []
 
 
 def _torn(replica: _Replica, name: str, tables: Dict[str, str]) -> bool:

@@ -214,6 +214,8 @@ class _Total:
         for key in ("checkpoints", "replica_kills", "tables_compared", "rows_compared", "tables_skipped",
                     "diverged_tables", "events_skipped", "interrupted_skipped"):
             mine[key] = mine.get(key, 0) + x.get(key, 0)
+        if x.get("one_phase_tables"):
+            mine["one_phase_tables"] = sorted(set(mine.get("one_phase_tables", [])) | set(x["one_phase_tables"]))
         mine["catch_up_seconds"] = max(mine["catch_up_seconds"], x.get("catch_up_seconds", 0.0))
         mine.setdefault("servers", x.get("servers", []))
 

@@ -6,7 +6,7 @@ the same datadir and checked:
 - it comes back (else a ``recovery`` finding with its error log's lines, and the run ends);
 - its InnoDB tables check clean (``CHECK TABLE ... EXTENDED``; InnoDB's [ERROR] lines of the restart):
   a ``corruption`` finding names the table (MyISAM and MEMORY lose data on a kill by design, unchecked);
-- its MyISAM and Aria tables the kill tore are repaired (a table REPAIR cannot mend: ``corruption``);
+- its MyISAM and Aria tables the kill tore are repaired (a table no REPAIR mends: ``corruption``);
 - every commit of Gauntlet's ledger that the server acknowledged before the kill is there, whole
   (Ledger): a ``lost-commit`` finding lists what is missing or torn.
 
@@ -318,8 +318,9 @@ def repair_torn_tables(server: ManagedServer, facts: dict) -> list:
     before the next round (a kill may tear them by design: the workload's next statement on one would
     be a corruption error, and no finding), counted in ``tables_repaired``; the repair is left out of
     the binary log. The workload's own statement repairs a torn table on open (myisam_recover_options),
-    but not one whose repair a kill cut short: that one fails every statement until REPAIR TABLE. A
-    table REPAIR cannot mend, EXTENDED neither, is a ``corruption`` finding (its rows are lost)."""
+    but not one whose repair a kill cut short, nor an Aria table killed in TRUNCATE (its index file
+    empty): each fails every statement until REPAIR TABLE, the latter until REPAIR ... USE_FRM. A table
+    that still does not check clean after REPAIR, EXTENDED and USE_FRM is a ``corruption`` finding."""
     c = Connection(server)
     tables = c.query("SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' "
                      "AND ENGINE IN ('MyISAM', 'Aria') AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', "
@@ -327,13 +328,18 @@ def repair_torn_tables(server: ManagedServer, facts: dict) -> list:
     repaired, findings = 0, []
     for db, table in tables:
         name = f"`{db}`.`{table}`"
-        if not _failure(c.execute(f"CHECK TABLE {name}")):
+        why = _failure(c.execute(f"CHECK TABLE {name}"))
+        if not why:
             continue
         repaired += 1
-        why = _failure(c.execute(f"REPAIR NO_WRITE_TO_BINLOG TABLE {name}"))
-        if why and _failure(c.execute(f"REPAIR NO_WRITE_TO_BINLOG TABLE {name} EXTENDED")):
+        for how in ("", " EXTENDED", " USE_FRM"):
+            c.execute(f"REPAIR NO_WRITE_TO_BINLOG TABLE {name}{how}")  # judged by the CHECK after it
+            why = _failure(c.execute(f"CHECK TABLE {name}"))
+            if not why:
+                break
+        else:
             findings.append(_finding("corruption", f"corruption: REPAIR TABLE failed after a kill: {why[:120]}",
-                                     f"REPAIR TABLE {name} (and EXTENDED) after recovery: {why}"))
+                                     f"{name} after recovery and REPAIR TABLE (EXTENDED, USE_FRM): CHECK TABLE says {why}"))
     facts["tables_repaired"] = repaired
     return findings
 

@@ -100,8 +100,34 @@ def test_a_rare_hang_is_sent_round_after_round_until_it_comes(tmp_path):
     # Two statements that overlapped: the second is sent a swept gap after the first.
     overlap = [Step(1, 1, "ALTER TABLE t ENGINE=MEMORY", 0.0, 5.0), Step(2, 2, "UPDATE t SET a = 1", 0.001, 5.0)]
     test = mtr_test_files(case.replace(history=overlap), finding, "race", {"rounds": 24}, "default")[".test"]
-    assert "--send\nALTER TABLE t ENGINE=MEMORY;\n--connection con2\n--sleep $gauntlet_gap\n--send\nUPDATE" in test
+    assert ("--send\nALTER TABLE t ENGINE=MEMORY;\n--connection con2\n--let $gauntlet_sent2= `SELECT QUERY_ID "
+            "FROM information_schema.processlist WHERE ID = CONNECTION_ID()`\n--sleep $gauntlet_gap\n--send\nUPDATE") in test
     assert "--let $gauntlet_gap= `SELECT $gauntlet_round % 40 * 0.000050`" in test
+
+
+def test_a_hangs_statement_that_the_server_has_not_read_yet_is_still_running(tmp_path):
+    """Under load the server may read a sent statement after the test case's wait for every statement
+    to end has begun: until the server begins it, it is running, not finished. Here it is never sent
+    at all, the extreme of such a delay; the wait must not pass (it did, and the test case then
+    waited on the statement's reap for mariadb-test-run's ten-minute limit). Where nothing holds
+    the lock, the statement ends and the test case passes."""
+    steps = [Step(1, 1, "LOCK TABLES th WRITE", 0.0, 0.001), Step(2, 2, "SELECT * FROM th", 0.002, 5.0)]
+    case = Case(["CREATE DATABASE IF NOT EXISTS test", "USE test", "CREATE TABLE th (c INT)"], [], steps, None, 0, {})
+    finding = {"kind": "hang", "id": "0001-hang", "signature": "hang: no statement finished for 2 s"}
+    files = mtr_test_files(case, finding, "late", {"hang_timeout": 2}, "default")
+    send, reap = "--send\nSELECT * FROM th;\n", "--connection con2\n--reap\n"
+    assert send in files[".test"] and reap in files[".test"]
+    unread = dict(files, **{".test": files[".test"].replace(send, "").replace(reap, "")})
+    healthy = dict(files, **{".test": files[".test"].replace("LOCK TABLES th WRITE", "SELECT 1")})
+    verdicts = {}
+    for name, case_files in (("unread", unread), ("healthy", healthy)):
+        folder = tmp_path / name
+        folder.mkdir()
+        for suffix, text in case_files.items():
+            (folder / f"late{suffix}").write_text(text)
+        verdicts[name] = verify_with_mtr(folder, "late", finding, Target("default"), timeout=120)
+    assert verdicts["unread"]["verified"], verdicts["unread"]
+    assert verdicts["healthy"]["passed"] and not verdicts["healthy"]["verified"], verdicts["healthy"]
 
 
 def test_compressed_times_keep_the_order_and_cut_long_pauses():

@@ -89,6 +89,12 @@ def _mtr_statement(sql: str) -> str:
     return sql + ";\n"
 
 
+# Before a hang's statement is sent: its connection's current query id (the next statement's is
+# higher), from the server's process list.
+_BEFORE_SEND = ("--let $gauntlet_sent{t}= "
+                "`SELECT QUERY_ID FROM information_schema.processlist WHERE ID = CONNECTION_ID()`")
+
+
 def mtr_test_files(case: Case, finding: dict, name: str, seen: dict, first_target: str) -> dict:
     """The .test, .opt, .result and .sql of a case. ``seen``: what _Lab.observe noted."""
     kind = finding["kind"]
@@ -128,6 +134,8 @@ def mtr_test_files(case: Case, finding: dict, name: str, seen: dict, first_targe
     if named:
         for t in threads:
             test.append(f"--connect (con{t},localhost,root,,{_database(case)})")
+            if hang:  # the hang's wait below tells this connection's statements apart by it
+                test.append(f"--let $gauntlet_id{t}= `SELECT CONNECTION_ID()`")
     charset = seen.get("charset")
     for t in threads if named else [None]:
         con = f"con{t}" if t is not None else None
@@ -171,6 +179,8 @@ def mtr_test_files(case: Case, finding: dict, name: str, seen: dict, first_targe
         # run (as the replay had it), or when a hang caught it: it still ran when the last began.
         later = next((o for o in body[i + 1:] if session(o) != session(step)), None)
         send = named and (later is not None and later.start < step.end or hang and step.end >= last_start)
+        if send and hang:  # before the gap, which stays between the sends
+            test.append(_BEFORE_SEND.format(t=session(step)))
         if looping and any(c != con for c in pending):  # another session's statement runs
             test.append("--sleep $gauntlet_gap")
         add(step.sql, send=send)
@@ -181,9 +191,14 @@ def mtr_test_files(case: Case, finding: dict, name: str, seen: dict, first_targe
         timeout = seen.get("hang_timeout", 10)
         message = f"{_HANG_MESSAGE} {timeout:g} s"
         switch("default")
+        # A statement sent is running until the server has begun it and ended it: its
+        # connection's query id moves past the one noted before the send only when it begins,
+        # so one that the server has not read yet (under load, for a while) counts as running.
+        unread = "".join(f" OR id = $gauntlet_id{c.removeprefix('con')} AND query_id <= "
+                         f"$gauntlet_sent{c.removeprefix('con')}" for c in pending)
         test += [f"--let $wait_timeout= {timeout:g}",
                  "--let $wait_condition= SELECT COUNT(*) = 0 FROM information_schema.processlist "
-                 "WHERE command = 'Query' AND id <> CONNECTION_ID()",
+                 f"WHERE id <> CONNECTION_ID() AND (command = 'Query'{unread})",
                  "--source include/wait_condition.inc", "if (!$success)", "{", f"  --die {message}", "}",
                  "--disable_query_log"]  # the include turns the query log back on
     for con in list(pending):

@@ -17,6 +17,10 @@ replication: GTID position in InnoDB, relay log recovery). Tables of engines tha
 apply to such tables only (a row torn away or left by the kill) is skipped and counted.
 After a primary's kill, the InnoDB tables of a transaction it was committing in one phase (one that
 wrote Aria too) are left out as well: the binary log may hold it while InnoDB does not (binlog_tail).
+And the XA transactions left prepared are settled once the replica has caught up: the binary logging of
+XA PREPARE is not crash-safe in MariaDB 10.11 (MDEV-21469), so a kill may leave an XA transaction
+prepared on the replicas only, or on the primary only; it is rolled back where it is (not logged) and
+counted, before the workload's next use of its xid stops the replica (1440 XAER_DUPID, 1397 XAER_NOTA).
 
 A statement the run interrupts (KILL QUERY at a round's end, the statement timeout) after it had changed
 MyISAM or Aria rows is logged with the interruption's error, and a replica stops on it by design: it is
@@ -127,6 +131,7 @@ class _Replica:
         self.version = ""
         self.skipped = 0  # row events on torn tables of engines that are not crash-safe (see _skipped_torn_event)
         self.left_out: set = set()  # tables an interrupted statement left unknown (see _skipped_interrupted_event)
+        self.xa_unsettled = False  # its primary was killed: their prepared XA transactions may differ (_settled_xa)
 
     def __repr__(self) -> str:
         return f"_Replica({self.name}, {self.server!r})"
@@ -232,6 +237,7 @@ class ReplicaSet:
                     if tables.get(name) in _CRASH_SAFE]
         for replica in self.copies:
             replica.killed = True
+            replica.xa_unsettled = True
             replica.left_out.update(in_doubt)
             if replica.stopped is None and replica.server.alive:
                 _follow(replica, primary)
@@ -429,7 +435,31 @@ def _checked_replica(replica: _Replica, p: Connection, position: str, tables: Di
                          f"replication-error: the replica did not catch up within {CATCH_UP_TIMEOUT} s",
                          f"{replica.name} did not reach the primary's GTID position {position} within "
                          f"{CATCH_UP_TIMEOUT} s with its replication threads running")]
+    if replica.xa_unsettled:
+        settled = _settled_xa(p, r)
+        if settled:
+            facts["xa_settled"] = facts.get("xa_settled", 0) + settled
+        replica.xa_unsettled = False
     return _compared(replica, p, r, tables, statements, facts)
+
+
+def _settled_xa(p: Connection, r: Connection) -> int:
+    """After a primary's kill, with the replica caught up: an XA transaction prepared on one side only (the
+    kill came between XA PREPARE's write to InnoDB and to the binary log, MDEV-21469) is rolled back there,
+    unlogged; the workload's next XA statements on its xid would otherwise stop the replica. Their number."""
+    ours, theirs = _prepared_xa(p), _prepared_xa(r)
+    for c, xids in ((p, ours - theirs), (r, theirs - ours)):
+        if xids:
+            c.query("SET SESSION sql_log_bin = 0")
+            for xid in sorted(xids):
+                c.query(f"XA ROLLBACK {xid}")
+            c.query("SET SESSION sql_log_bin = 1")
+    return len(ours ^ theirs)
+
+
+def _prepared_xa(c: Connection) -> set:
+    """The server's prepared XA transactions, each as XA ROLLBACK names it (X'gtrid',X'bqual',formatID)."""
+    return {str(row[3]) for row in c.query("XA RECOVER FORMAT='SQL'")}
 
 
 # A row event the replica could not apply names its table: "... Delete_rows_v1 event on table test.t2; ...".

@@ -212,7 +212,7 @@ class _Total:
                                                        "tables_compared": 0, "rows_compared": 0,
                                                        "tables_skipped": 0, "diverged_tables": 0})
         for key in ("checkpoints", "replica_kills", "tables_compared", "rows_compared", "tables_skipped",
-                    "diverged_tables", "events_skipped", "interrupted_skipped"):
+                    "diverged_tables", "events_skipped", "interrupted_skipped", "xa_settled"):
             mine[key] = mine.get(key, 0) + x.get(key, 0)
         if x.get("one_phase_tables"):
             mine["one_phase_tables"] = sorted(set(mine.get("one_phase_tables", [])) | set(x["one_phase_tables"]))

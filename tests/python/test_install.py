@@ -14,7 +14,8 @@ from conftest import REPO
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """A venv with Gauntlet installed from a copy of the checkout, which is then deleted (nothing
-    may come from it), and an empty folder to run in."""
+    may come from it), and an empty folder to run in. setup.py's CMake build compiles through
+    ccache when it is installed: the objects are then those `make build` compiled."""
     tmp = tmp_path_factory.mktemp("install")
     venv = tmp / "venv"
     subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(venv)], check=True)

@@ -242,19 +242,26 @@ def test_the_tables_of_a_transaction_committed_in_one_phase_when_the_primary_was
 def test_a_primary_killed_while_committing_innodb_and_aria_together_is_no_divergence(tmp_path):
     """Planted: every transaction writes InnoDB and Aria, so the primary commits them in one phase, and a
     kill often comes after the binary log has one and before InnoDB has it. Without leaving their tables
-    out, each run of this reported `test`.`op_inno` diverging (4 of 4); the ledger's are still compared."""
+    out, each run of this reported `test`.`op_inno` diverging (4 of 4); the ledger's are still compared.
+    A run whose few kills all came while no session was committing has nothing in doubt: up to three
+    runs, each quiet, until one leaves the table out."""
     g = gauntlet.Grammar.from_string(
         "query_init: CREATE TABLE IF NOT EXISTS op_inno (id INT AUTO_INCREMENT PRIMARY KEY, k INT) ENGINE=InnoDB ; "
         "CREATE TABLE IF NOT EXISTS op_aria (id INT AUTO_INCREMENT PRIMARY KEY, k INT) ENGINE=Aria ;\n"
         "query: START TRANSACTION ; INSERT INTO op_inno (k) VALUES (_digit) ; INSERT INTO op_aria (k) VALUES (_digit) ;"
         " COMMIT ;\n")
-    r = gauntlet.run(g, data="none", oracles="recovery", crash_every=2, duration=6, threads=4, replicas=1,
-                     out=tmp_path / "out")
-    assert r.findings == [], r.table()
-    rep = r.summary()["replication"]
-    assert rep["one_phase_tables"] == ["`test`.`op_inno`"] and rep["tables_compared"] >= 2 * rep["checkpoints"], rep
+    for attempt in range(3):
+        r = gauntlet.run(g, data="none", oracles="recovery", crash_every=2, duration=6, threads=4, replicas=1,
+                         seed=attempt + 1, out=tmp_path / f"out{attempt}")
+        assert r.findings == [], r.table()
+        rep = r.summary()["replication"]
+        assert rep.get("one_phase_tables", ["`test`.`op_inno`"]) == ["`test`.`op_inno`"], rep
+        assert rep["tables_compared"] >= 2 * rep["checkpoints"], rep
+        check_output_files(tmp_path / f"out{attempt}")
+        if "one_phase_tables" in rep:
+            break
+    assert rep.get("one_phase_tables") == ["`test`.`op_inno`"], rep
     assert "no longer compared after a primary kill: `test`.`op_inno` (a transaction that also wrote Aria" in r.table()
-    check_output_files(tmp_path / "out")
 
 
 def test_the_sessions_that_may_have_been_committing_at_a_kill_are_read_from_the_statement_logs(tmp_path):

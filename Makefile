@@ -27,7 +27,9 @@ build: deps
 
 # pytest in several processes, a test file each at a time (a module's server is
 # shared by its tests), since most tests wait on servers or on their own time
-# budgets (make test runs four on two cores: 12.5-15 instead of 18.5 minutes);
+# budgets (make test runs four on two cores: 12-15 instead of 18.5 minutes; six
+# took longer, 14:21 against 12:16, and three tests that count rounds done in a
+# fixed budget failed);
 # then, alone, the tests marked `timing` (speed comparisons, replayed races).
 # -rs: every skip says why.
 PYTEST := $(PY) -m pytest tests/python -q -rs -p no:cacheprovider --durations=10

@@ -94,4 +94,4 @@ fuzz: deps
 	  -max_total_time=$${FUZZ_SECONDS:-180} -max_len=4096 -rss_limit_mb=4096
 
 clean:
-	rm -rf $(BUILD) build-fuzz build-tsan build-asan python/gauntlet/_core*.so
+	rm -rf $(BUILD) build-fuzz build-tsan build-asan build-wheel python/gauntlet/_core*.so

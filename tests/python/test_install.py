@@ -67,12 +67,15 @@ def test_the_installed_package_finds_its_stock_grammars_by_the_docs_names(instal
 @pytest.mark.slow
 def test_the_installed_package_runs_and_benches_the_stock_workloads(installed):
     _, cwd = installed
-    run = gauntlet(installed, "run", "--grammar", "grammars/hunt/dml.yy", "--data", "random", "--duration", "3",
-                   "--threads", "2", "--oracle", "errorlog", "--known-bugs", "known-bugs/mariadb-10.11.toml",
-                   "--out", "run")
+    # A count of queries, not seconds: under make test's load each DML commit's fsync waits behind the
+    # other servers' (one CI run did 56 statements in 3 s, against about 1500 alone).
+    run = gauntlet(installed, "run", "--grammar", "grammars/hunt/dml.yy", "--data", "random", "--duration", "0",
+                   "--queries", "100", "--threads", "2", "--oracle", "errorlog", "--known-bugs",
+                   "known-bugs/mariadb-10.11.toml", "--out", "run")
     assert run.returncode in (0, 1), run.stderr[-2000:]
     summary = json.loads((cwd / "run" / "summary.json").read_text())
-    assert summary["statements"] > 100 and summary["outcomes"]["ok"] > 0
+    assert summary["stop_reason"] == "queries" and summary["statements"] >= 200, summary
+    assert summary["outcomes"]["ok"] > summary["statements"] / 2, summary["outcomes"]
     bench = gauntlet(installed, "bench", "--workload", "oltp_point_select", "--duration", "3", "--warmup", "1",
                      "--runs", "2", "--out", "bench")
     assert bench.returncode == 0, bench.stderr[-2000:]

@@ -157,33 +157,41 @@ def test_xa_transactions_prepared_on_one_side_only_after_a_primary_kill_are_sett
     binary logging of XA PREPARE is not crash-safe (MDEV-21469), so a kill left an XA transaction prepared
     on the replica only (the workload's next XA START of its xid: 1440 XAER_DUPID there) or on the primary
     only (its XA COMMIT: 1397 XAER_NOTA). Planted here as the kill leaves them (each prepared with the
-    binary log off on one side), then the workload's next use of both xids."""
+    binary log off where it is held), then the workload's next use of each xid. With two replicas, one
+    held by the primary and the first replica only is rolled back on both: settled one replica at a time,
+    the second replica's check rolled it back on the primary alone and the first stopped on its next XA
+    START."""
     from gauntlet.runs.replication import PRIMARY_OPTIONS, Replicas, ReplicaSpec, ReplicaSet
     with gauntlet.ManagedServer(tmp_path / "primary", mysqld=PRIMARY_OPTIONS, tcp=True, die_with_parent=True) as primary:
-        copies = ReplicaSet(tmp_path, Replicas([ReplicaSpec()]), primary.binary, [], 1)
+        copies = ReplicaSet(tmp_path, Replicas([ReplicaSpec(), ReplicaSpec()]), primary.binary, [], 1)
         try:
             copies.start(primary)
             p = gauntlet.Connection(primary)
             p.query("CREATE TABLE test.t (id INT PRIMARY KEY)")
-            replica = copies.copies[0].server
-            xids = {"on_the_replica": 1, "on_the_primary": 2}
-            copies.check(primary, [])  # the table on the replica
-            for server, xid in ((replica, "on_the_replica"), (primary, "on_the_primary")):
-                c = gauntlet.Connection(server)
-                for sql in ("SET SESSION sql_log_bin = 0", f"XA START '{xid}'",
-                            f"INSERT INTO test.t VALUES ({xids[xid]})", f"XA END '{xid}'", f"XA PREPARE '{xid}'"):
-                    c.query(sql)
-                del c  # disconnected: a prepared XA transaction outlives its connection
+            first, second = (r.server for r in copies.copies)
+            held = {"on_the_first_replica": (first,), "on_the_primary": (primary,),
+                    "on_the_primary_and_the_first_replica": (primary, first)}
+            rows = {xid: n for n, xid in enumerate(held, 1)}
+            copies.check(primary, [])  # the table on the replicas
+            for xid, servers in held.items():
+                for server in servers:
+                    c = gauntlet.Connection(server)
+                    for sql in ("SET SESSION sql_log_bin = 0", f"XA START '{xid}'",
+                                f"INSERT INTO test.t VALUES ({rows[xid]})", f"XA END '{xid}'", f"XA PREPARE '{xid}'"):
+                        c.query(sql)
+                    del c  # disconnected: a prepared XA transaction outlives its connection
             copies.follow(primary)  # as after the primary's kill and recovery
             findings, facts = copies.check(primary, [])
-            assert findings == [] and facts["xa_settled"] == 2, (findings, facts)
-            for xid, row in xids.items():
+            assert findings == [] and facts["xa_settled"] == 4, (findings, facts)
+            for xid, row in rows.items():
                 for sql in (f"XA START '{xid}'", f"INSERT INTO test.t VALUES ({row})", f"XA END '{xid}'",
                             f"XA PREPARE '{xid}'", f"XA COMMIT '{xid}'"):
                     p.query(sql)
             findings, facts = copies.check(primary, [])
-            assert findings == [] and "xa_settled" not in facts and facts["tables_compared"] == 1, (findings, facts)
-            assert [list(r) for r in gauntlet.Connection(replica).query("SELECT id FROM test.t ORDER BY id")] == [[1], [2]]
+            assert findings == [] and "xa_settled" not in facts and facts["tables_compared"] == 2, (findings, facts)
+            for replica in (first, second):
+                assert [list(r) for r in gauntlet.Connection(replica).query("SELECT id FROM test.t ORDER BY id")] \
+                    == [[1], [2], [3]]
         finally:
             copies.stop()
 

@@ -260,13 +260,24 @@ class ReplicaSet:
                  "servers": [{"name": r.name, "version": r.version, "binary": r.server.binary} for r in self.copies]}
         if kills:
             facts["kills"] = kills
-        findings = []
+        findings, caught_up = [], []
         p = Connection(primary)
         position = p.query("SELECT @@gtid_binlog_pos")[0][0] or ""
         tables = _tables(p)
         for replica in self.copies:
             if replica.stopped is None:
-                findings += _checked_replica(replica, p, position, tables, list(self.writes), facts)
+                r, found = _caught_up(replica, position, tables, facts)
+                findings += found
+                if r is not None:
+                    caught_up.append((replica, r))
+        if any(replica.xa_unsettled for replica, _ in caught_up):
+            settled = _settled_xa(p, [r for _, r in caught_up])
+            if settled:
+                facts["xa_settled"] = settled
+            for replica, _ in caught_up:
+                replica.xa_unsettled = False
+        for replica, r in caught_up:
+            findings += _compared(replica, p, r, tables, list(self.writes), facts)
         return findings, facts
 
     def described(self) -> dict:
@@ -403,13 +414,14 @@ def _finding(kind: str, replica: _Replica, signature: str, detail: str) -> dict:
             "thread": 0, "at": 0, "targets": [replica.name]}
 
 
-def _checked_replica(replica: _Replica, p: Connection, position: str, tables: Dict[str, str],
-                     statements: List[dict], facts: dict) -> List[dict]:
+def _caught_up(replica: _Replica, position: str, tables: Dict[str, str], facts: dict) -> tuple:
+    """The replica waited for until it reaches the primary's GTID ``position``, skipping the events it
+    stops on by design: (a connection to it, []) then, else (None, the findings on why it did not)."""
     if not replica.server.alive:
         replica.stopped = "crashed"
         crash = replica.server.crash()
-        return [{**_finding("crash", replica, crash.get("signature") or "crash: replica", _crash_detail(crash)),
-                 "oracle": "crash"}]
+        return None, [{**_finding("crash", replica, crash.get("signature") or "crash: replica",
+                                  _crash_detail(crash)), "oracle": "crash"}]
     r = Connection(replica.server)
     t0 = time.monotonic()
     # In short waits, so that replication threads that stop meanwhile are seen at once.
@@ -423,7 +435,7 @@ def _checked_replica(replica: _Replica, p: Connection, position: str, tables: Di
             continue
         if stopped is not None:
             replica.stopped = "replication stopped"
-            return [_finding("replication-error", replica, stopped[0], stopped[1])]
+            return None, [_finding("replication-error", replica, stopped[0], stopped[1])]
         if str(r.query(f"SELECT MASTER_GTID_WAIT('{position}', 0.5)")[0][0]) == "0":
             break
         if time.monotonic() - t0 > CATCH_UP_TIMEOUT:
@@ -431,29 +443,28 @@ def _checked_replica(replica: _Replica, p: Connection, position: str, tables: Di
     facts["catch_up_seconds"] = round(max(facts["catch_up_seconds"], time.monotonic() - t0), 3)
     if time.monotonic() - t0 > CATCH_UP_TIMEOUT:
         replica.stopped = "did not catch up"
-        return [_finding("replication-error", replica,
-                         f"replication-error: the replica did not catch up within {CATCH_UP_TIMEOUT} s",
-                         f"{replica.name} did not reach the primary's GTID position {position} within "
-                         f"{CATCH_UP_TIMEOUT} s with its replication threads running")]
-    if replica.xa_unsettled:
-        settled = _settled_xa(p, r)
-        if settled:
-            facts["xa_settled"] = facts.get("xa_settled", 0) + settled
-        replica.xa_unsettled = False
-    return _compared(replica, p, r, tables, statements, facts)
+        return None, [_finding("replication-error", replica,
+                               f"replication-error: the replica did not catch up within {CATCH_UP_TIMEOUT} s",
+                               f"{replica.name} did not reach the primary's GTID position {position} within "
+                               f"{CATCH_UP_TIMEOUT} s with its replication threads running")]
+    return r, []
 
 
-def _settled_xa(p: Connection, r: Connection) -> int:
-    """After a primary's kill, with the replica caught up: an XA transaction prepared on one side only (the
-    kill came between XA PREPARE's write to InnoDB and to the binary log, MDEV-21469) is rolled back there,
-    unlogged; the workload's next XA statements on its xid would otherwise stop the replica. The number
-    rolled back: one that will not roll back stays, and the replica's stop on it is reported as before."""
-    ours, theirs = _prepared_xa(p), _prepared_xa(r)
+def _settled_xa(p: Connection, replicas: List[Connection]) -> int:
+    """After a primary's kill, with the replicas caught up: an XA transaction prepared on some of the servers
+    only (the kill came between XA PREPARE's write to InnoDB and to the binary log, MDEV-21469) is rolled
+    back wherever it is held, unlogged; the workload's next XA statements on its xid would otherwise stop a
+    replica. All servers at once: settled one replica at a time, an xid the primary shares with one replica
+    but not another would be rolled back on the primary alone. The number rolled back: one that will not
+    roll back stays, and a replica's stop on it is reported as before."""
+    servers = [p, *replicas]
+    held = [_prepared_xa(c) for c in servers]
+    everywhere = set.intersection(*held)
     settled = 0
-    for c, xids in ((p, ours - theirs), (r, theirs - ours)):
-        if xids:
+    for c, xids in zip(servers, held):
+        if xids - everywhere:
             c.query("SET SESSION sql_log_bin = 0")
-            settled += sum(c.execute(f"XA ROLLBACK {xid}").outcome["kind"] == "ok" for xid in sorted(xids))
+            settled += sum(c.execute(f"XA ROLLBACK {xid}").outcome["kind"] == "ok" for xid in sorted(xids - everywhere))
             c.query("SET SESSION sql_log_bin = 1")
     return settled
 

@@ -72,6 +72,7 @@ def test_progress_is_a_bar_on_a_terminal_and_plain_lines_in_a_log():
     (["--duration", "60", "--server", "/nonexistent/mariadbd"], "server: cannot run /nonexistent/mariadbd"),
     (["--duration", "60", "--options", "space.json"], "space.json"),
     (["--duration", "60", "--reduce-share", "1.5"], "reduce_share"),
+    (["--duration", "60", "--rounds", "0"], "rounds"),
 ])
 def test_bad_input_exits_2_naming_it_before_any_server_starts(tmp_path, args, says):
     (tmp_path / "bad.yy").write_text("query: SELECT 1 ;\nnäme: 1 ;\n")
@@ -126,16 +127,18 @@ def test_a_healthy_grammar_hunts_quietly_again_and_again_and_rounds_take_the_opt
     (tmp_path / "healthy.yy").write_text(HEALTHY)
     (tmp_path / "space.json").write_text('{"parameters": {"join_cache_level": [0, 8], "div_precision_increment": [2, 9]}}')
     for attempt in range(2):
-        r = hunt(tmp_path, "--duration", "40", "--round-seconds", "10", "--reduce-share", "0", "--grammar", "healthy.yy",
-                 "--no-stock", "--seed", str(attempt + 1), "--known-bugs", "none", "--options", "space.json", "--out", f"out{attempt}")
+        # Two rounds, whatever the machine's load: the budget only a ceiling.
+        r = hunt(tmp_path, "--duration", "120", "--rounds", "2", "--round-seconds", "10", "--reduce-share", "0",
+                 "--grammar", "healthy.yy", "--no-stock", "--seed", str(attempt + 1), "--known-bugs", "none",
+                 "--options", "space.json", "--out", f"out{attempt}")
         assert r.returncode == 0, r.stdout + r.stderr[-3000:]
         out = tmp_path / f"out{attempt}"
         record = json.loads((out / "hunt.json").read_text())
         assert record["causes"] == [] and sum(x["statements"] for x in record["rounds"]) > 1000
         plan = record["settings"]["options"]
-        # The covering array of 2 x 2 values: every pair. A second round fits while a round's overhead (server start,
-        # data, triage) stays under 10 s, which a loaded CI machine needs (30 s with a reserve left 1.25 s).
-        assert len(plan) == 4 and len(record["rounds"]) >= 2
+        # The covering array of 2 x 2 values: every pair; the rounds take its rows in turn.
+        assert len(plan) == 4 and len(record["rounds"]) == 2 and record["stop_reason"] == "rounds", record["rounds"]
+        assert record["settings"]["rounds"] == 2 and record["settings"]["round_seconds"] == 10
         for n, round_ in enumerate(record["rounds"]):
             assert round_["options"] == plan[n % len(plan)]
             server = json.loads(next((out / round_["folder"]).glob("rounds/001/server_variables.json")).read_text())

@@ -37,6 +37,8 @@ def add_hunt(sub) -> None:
     h.add_argument("--threads", type=int, help="sessions (default: each grammar's header, else 2)")
     h.add_argument("--round-seconds", type=float, help="a round's length (default: an eighth of the hunting time, "
                                                        "15 s to 5 min)")
+    h.add_argument("--rounds", type=int, help="at most this many rounds (of this --shard); the budget still ends "
+                                              "the hunt (default: as many as fit)")
     h.add_argument("--reduce-share", type=float, default=0.25,
                    help="at most this share of the budget is kept for the new causes' reproducers (default 0.25)")
     h.add_argument("--oracle", default=ORACLES, help=f"the checks (default {ORACLES})")
@@ -54,8 +56,8 @@ def _hunt(args: argparse.Namespace) -> int:
     known = None if args.known_bugs == "none" else args.known_bugs
     result = hunt(args.out, duration=args.duration, grammars=args.grammar, server=args.server, options=args.options,
                   known_bugs=known, seed=args.seed, threads=args.threads, round_seconds=args.round_seconds,
-                  reduce_share=args.reduce_share, oracles=args.oracle, with_stock=not args.no_stock,
-                  targets=args.target, shard=args.shard, dask=args.dask, progress=True)
+                  rounds=args.rounds, reduce_share=args.reduce_share, oracles=args.oracle,
+                  with_stock=not args.no_stock, targets=args.target, shard=args.shard, dask=args.dask, progress=True)
     print(result.text())
     print(f"results: {result.folder} (hunt.json, root_causes.json, rounds/)")
     write_reports(args, args.out)  # the folder as the user named it

@@ -228,7 +228,8 @@ class _OnCluster:
 def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars: Sequence[str] = (),
          server: str = "default", options: Union[None, str, os.PathLike, OptionSpace] = None,
          known_bugs: Union[None, str, os.PathLike] = "default", seed: int = 1, threads: Optional[int] = None,
-         round_seconds: Optional[float] = None, reduce_share: float = 0.25, oracles: str = ORACLES,
+         round_seconds: Optional[float] = None, rounds: Optional[int] = None, reduce_share: float = 0.25,
+         oracles: str = ORACLES,
          with_stock: bool = True, targets: Optional[Sequence[dict]] = None, shard: Union[None, str, tuple] = None,
          dask=None, progress: bool = False) -> HuntResult:
     """Hunts for ``duration`` seconds (or "30m") and returns the HuntResult (OUT/hunt.json).
@@ -240,7 +241,8 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     against the last release); ``options``: an option space
     (file or OptionSpace) whose covering array's rows the rounds take in turn; ``known_bugs``: a
     catalogue, "default" (the stock one for the server's release series) or None; ``round_seconds``:
-    a round's length (default: an eighth of the hunting time, 15 s to 5 min); ``reduce_share``: at
+    a round's length (default: an eighth of the hunting time, 15 s to 5 min); ``rounds``: at most this
+    many rounds (of this shard), the budget still the limit; ``reduce_share``: at
     most this share of the budget is kept for checking and reducing new causes; ``shard``: "I/N", the
     Ith of N CI jobs hunting together: it runs rounds I, I + N, I + 2N ... of the one hunt they share
     (their seeds, grammars and option rows), and ``triage`` over the jobs' folders gives one list;
@@ -252,6 +254,8 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     index, count = shard_argument(shard) or (1, 1)
     if threads is not None:
         threads = int(number_argument("threads", threads, low=1, whole=True))
+    if rounds is not None:
+        rounds = int(number_argument("rounds", rounds, low=1, whole=True))
     share = float(number_argument("reduce_share", reduce_share))
     if share >= 1:
         raise _core.InvalidInput(f"reduce_share: a share of the budget below 1, not {reduce_share!r}")
@@ -284,30 +288,33 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     record = {"settings": {"duration": total, "grammars": [g.path for g in pool if g.user], "server": server,
                            "targets": targets, "shard": f"{index}/{count}" if shard else None,
                            "options": None if plan is None else [dict(r) for r in plan], "known_bugs": known_bugs,
-                           "stock": with_stock, "seed": seed, "threads": threads, "round_seconds": length, "reduce_share": share,
+                           "stock": with_stock, "seed": seed, "threads": threads, "round_seconds": length, "rounds": rounds, "reduce_share": share,
                            "oracles": oracles},
               "rounds": [], "causes": [], "seconds": 0.0, "stop_reason": "duration"}
     t0 = time.monotonic()
     causes = None
-    rounds = _OnCluster(dask, out) if dask is not None else _Here(out, say)
+    runner = _OnCluster(dask, out) if dask is not None else _Here(out, say)
     try:
         n, overhead = 0, 0.0  # a round's time besides its run's duration: server start, data, triage
         while True:
-            while rounds.free():
+            while runner.free():
+                if n == rounds:
+                    record["stop_reason"] = "rounds"
+                    break
                 left = total - (time.monotonic() - t0)
                 reserve = min(share * total, _reserve(record["causes"]))
                 seconds = min(length, left - reserve - overhead)
                 if seconds < _MIN_ROUND_SECONDS:
                     break
                 number = n * count + index - 1  # over all shards, from 0: its seed, grammar and option row
-                rounds.start(RoundSpec(number, schedule(pool, number, seed), seconds, seed, server, targets,
+                runner.start(RoundSpec(number, schedule(pool, number, seed), seconds, seed, server, targets,
                                        dict(plan[number % len(plan)]) if plan is not None else None,
                                        number % len(plan) if plan is not None else None, known_bugs, oracles),
                              time.monotonic())
                 n += 1
-            if not rounds.running():
+            if not runner.running():
                 break
-            spec, entry, began = rounds.next_done()
+            spec, entry, began = runner.next_done()
             say.line(round_line(spec, entry))
             record["rounds"] = sorted(record["rounds"] + [entry], key=lambda r: r["round"])
             record["servers"] = record.get("servers") or servers_of(
@@ -322,7 +329,7 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
         record["stop_reason"] = "interrupted"
         raise
     finally:
-        rounds.close()
+        runner.close()
         record["seconds"] = time.monotonic() - t0
         say.done()
         _save(out, record)

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from conftest import REPO
 from doc_blocks import (PAGES, RUN_BY, Page, blocks, command_blocks, command_key, lines_shown,
                         looks_like_commands, said)
 
@@ -96,3 +97,31 @@ def test_a_cap_that_is_no_number_is_refused_naming_the_variable(tmp_path):
                        capture_output=True, text=True, env={**os.environ, "GAUNTLET_MAX_DURATION": "ten"})
     assert r.returncode == 2 and "GAUNTLET_MAX_DURATION: seconds, not 'ten'" in r.stderr, said(r)
     assert not (tmp_path / "o").exists()
+
+
+def test_the_command_line_reference_names_every_flag_and_only_real_ones():
+    """docs/reference/cli.md's synopsis against the parser: every flag of every command appears in its
+    lines (a command's lines: from `gauntlet CMD` to the next), and none that the command lacks."""
+    import argparse
+    from gauntlet.cli.main import build_parser
+
+    def flags(parser) -> set:
+        found = set()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                found = found.union(*(flags(p) for p in action.choices.values()))
+            else:
+                found.update(o for o in action.option_strings if o.startswith("--") and o != "--help")
+        return found
+
+    page = (REPO / "docs" / "reference" / "cli.md").read_text()
+    documented, command = {}, None
+    for line in page.split("```sh\n", 1)[1].split("```", 1)[0].splitlines():
+        m = re.match(r"gauntlet ([a-z-]+)", line)
+        command = m.group(1) if m else command
+        documented.setdefault(command, set()).update(re.findall(r"--[a-z][a-z-]*", line.split("#")[0]))
+    [commands] = [a.choices for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    assert set(documented) == set(commands), set(documented) ^ set(commands)
+    for name, parser in commands.items():
+        assert flags(parser) == documented[name], (name, "missing:", flags(parser) - documented[name],
+                                                   "not a flag:", documented[name] - flags(parser))

@@ -296,7 +296,7 @@ def test_a_config_file_may_spell_a_key_as_its_flag_and_an_unknown_key_names_the_
 def test_cli_server_start_and_stop(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
     r = subprocess.run([sys.executable, "-m", "gauntlet", "server", "start", "--dir", str(tmp_path / "s"),
-                        "--mysqld", "max_connections=77"], env=env, capture_output=True, text=True)
+                        "--binary", "default", "--mysqld", "max_connections=77"], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     socket = [l.split()[1] for l in r.stdout.splitlines() if l.startswith("socket:")][0]
     client = subprocess.run(["mariadb", "-uroot", "-S", socket, "-N", "-e", "SELECT @@max_connections"],

@@ -24,7 +24,7 @@ from ..reduction import REDUCIBLE
 from ..runs import Stopped, templates
 from ..runs.signals import ignore_signals_after_a_stop
 from ..runs.plan import RUN_DEFAULTS
-from ..server import ManagedServer, ServerError, parse_replica_flag, parse_target_flag
+from ..server import ManagedServer, ServerError, parse_replica_flag, parse_target_flag, server_binary
 from .hunt import add_hunt
 from .report import add_report, add_report_flags, write_reports
 from .known_bugs import add_known_bugs
@@ -192,7 +192,7 @@ def _say_kept_servers(out: pathlib.Path) -> None:
 
 
 def _server_start(args: argparse.Namespace) -> int:
-    server = ManagedServer(args.dir, binary=args.binary, mysqld=args.mysqld, tcp=args.tcp)
+    server = ManagedServer(args.dir, binary=server_binary(args.binary), mysqld=args.mysqld, tcp=args.tcp)
     try:
         server.start()
     except ServerError as e:
@@ -569,7 +569,8 @@ def _add_server(sub) -> None:
     ssub = srv.add_subparsers(dest="server_command", required=True)
     start = ssub.add_parser("start", help="start a server, print its DSN and socket, and return")
     start.add_argument("--dir", required=True, help="run directory")
-    start.add_argument("--binary", default="/usr/sbin/mariadbd", help="the server binary, or a folder holding an unpacked server")
+    start.add_argument("--binary", default="default",
+                       help="'default' (Debian's mariadbd), a server binary, or a folder holding an unpacked server")
     start.add_argument("--mysqld", action="append", default=[], metavar="OPTION=VALUE")
     start.add_argument("--tcp", action="store_true", help="also listen on 127.0.0.1:<free port>")
     start.set_defaults(func=_server_start)

@@ -185,3 +185,31 @@ def test_a_minimal_query_over_a_partitioned_table_asks_mariadb_test_run_for_part
     assert "--source include/have_partition.inc" in files[".test"]
     finding["minimal"]["data"]["statements"] = ["CREATE TABLE `p` (\n  `a` int\n)"]
     assert "have_partition" not in minimal_test_files(finding, "m", [])[".test"]
+
+
+def test_a_limit_relation_is_checked_in_mariadb_test_run_as_the_oracle_checks_it(tmp_path):
+    """The LIMIT relation (superset): the LIMIT's rows among the query's, as many as LIMIT n OFFSET m
+    leaves. Positive control, a bug of MariaDB 10.11.19 found by the hunt: SELECT DISTINCT of a constant
+    over two rows or more keeps its row past OFFSET. Compared for equality, as before, its test case
+    passed and the healthy one-row case failed. Also: a side with a row the query lacks."""
+    from gauntlet.reduction.minimal_check import verify_minimal
+
+    def finding(rows, left, right, limit):
+        data = ["CREATE TABLE `t` (\n  `a` int\n) ENGINE=InnoDB",
+                "INSERT INTO `t` VALUES " + ", ".join(f"({r})" for r in rows)]
+        sides = {"left": left, "right": right, "relation": "superset"}
+        return {"kind": "metamorphic", "oracle": "transform:cte", "signature": "metamorphic: limit",
+                "statement": right, "evidence": {**sides, "what": "the LIMIT's rows among the query's rows",
+                                                  "limit": limit},
+                "minimal": {"sql": right, **sides, "data": {"statements": data}}}
+    distinct = "SELECT DISTINCT 10 AS a1 FROM `t`"
+    offset = {"limit": 10, "offset": 1}
+    results = verify_minimal([finding([1, 2, 3], distinct, distinct + " LIMIT 10 OFFSET 1", offset),
+                              finding([1], distinct, distinct + " LIMIT 10 OFFSET 1", offset),
+                              finding([1, 2, 3], "SELECT a FROM `t` WHERE a > 1", "SELECT a FROM `t` LIMIT 2",
+                                      {"limit": 2, "offset": 0}),
+                              finding([1, 2, 3], "SELECT a FROM `t`", "SELECT a FROM `t` ORDER BY a LIMIT 2 OFFSET 1",
+                                      {"limit": 2, "offset": 1})], tmp_path / "work")
+    assert [r["verified"] for r in results] == [True, False, True, False], results
+    assert "relation held" in results[1]["why"] and "relation held" in results[3]["why"], results
+    assert "comm -13" in pathlib.Path(results[0]["test"]).read_text()

@@ -314,22 +314,44 @@ def _relation_check(ev: dict, finding: dict, target: str):
                       f"--move_file $gauntlet_dir/{_EXECUTED} $gauntlet_dir/{name}"]
         else:
             lines.append(_mtr_statement(_into_outfile(sql, name)).rstrip())
-        if relation != "ordered":
-            lines.append(f"--exec LC_ALL=C sort -o $gauntlet_dir/{name} $gauntlet_dir/{name}")
+        # Sorted for every relation, exact too: the oracle lets rows that differ only in case and
+        # trailing spaces come in any order, which a byte-wise order check would call a failure.
+        lines.append(f"--exec LC_ALL=C sort -o $gauntlet_dir/{name} $gauntlet_dir/{name}")
     message = _relation_message(finding)
     result = []
     for path in files[1:]:
-        lines += [f"--let $gauntlet_same= `SELECT LOAD_FILE('{files[0]}') <=> LOAD_FILE('{path}')`",
-                  "if (!$gauntlet_same)", "{",
+        if relation == "superset":
+            lines += _superset_check(files[0], path, ev.get("limit") or {})
+        else:
+            lines.append(f"--let $gauntlet_same= `SELECT LOAD_FILE('{files[0]}') <=> LOAD_FILE('{path}')`")
+        lines += ["if (!$gauntlet_same)", "{",
                   # The head of the difference (--diff_files would end the test before --die
                   # when the files differ, and snip a long difference with the message in it).
                   f"  --echo # {message}", "  --enable_result_log",
                   f"  --exec diff -a -u {files[0]} {path} | head -n 40 || true", f"  --die {message}", "}"]
     lines.append(f"--echo # relation {relation} holds: {what}")
     result.append(f"# relation {relation} holds: {what}")
-    for path in files:
+    for path in files + ([_EXTRA] if relation == "superset" else []):
         lines.append(f"--remove_file {path}")
     return lines, result
+
+
+_EXTRA = "$gauntlet_dir/gauntlet_extra.txt"
+
+
+def _superset_check(left: str, right: str, limit: dict) -> List[str]:
+    """mysqltest lines setting $gauntlet_same to whether the sorted file ``right`` holds the relation
+    superset to ``left`` as the oracle checks it (oracle/result_compare.h): each of its lines is one of
+    ``left``'s (as multisets: comm), and, with ``limit``, it has as many lines as LIMIT n OFFSET m
+    leaves of ``left``'s. (Compared for equality, a LIMIT ... OFFSET that wrongly kept rows would pass,
+    and a right one that dropped them would fail.)"""
+    def rows(path: str) -> str:
+        return f"(LENGTH(LOAD_FILE('{path}')) - LENGTH(REPLACE(LOAD_FILE('{path}'), CHAR(10), '')))"
+    holds = f"IFNULL(LENGTH(LOAD_FILE('{_EXTRA}')), 0) = 0"
+    if int(limit.get("limit", -1)) >= 0:
+        holds += (f" AND {rows(right)} = LEAST({int(limit['limit'])}, "
+                  f"GREATEST(0, {rows(left)} - {int(limit.get('offset', 0))}))")
+    return [f"--exec LC_ALL=C comm -13 {left} {right} > {_EXTRA}", f"--let $gauntlet_same= `SELECT {holds}`"]
 
 
 _EXECUTED = "gauntlet_executed.txt"

@@ -20,7 +20,9 @@
 // `temporal`. Before all of it, what the differing values look like when it
 // names a mechanism: `[clipped]` (a DECIMAL cut to its type's largest),
 // `[10^17]` (a number become 10^17 once materialized),
-// `[infinity as 0]`, `[negative zero]`, with nothing after the colon. Joins, clauses, comparisons,
+// `[infinity as 0]`, `[negative zero]`, with nothing after the colon. The
+// LIMIT relation (signature "limit: ...") by how the LIMIT is applied instead:
+// `metamorphic: LIMIT OFFSET DISTINCT`. Joins, clauses, comparisons,
 // arithmetic, CASE and NULL only carry a cause, and greedy minimisation
 // leaves different ones behind from different queries:
 //   tlp/norec: temporal          SELECT * FROM t4 WHERE '1.5' <= CAST(c3 AS DATE)

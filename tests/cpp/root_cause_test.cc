@@ -76,6 +76,23 @@ TEST(RootCauseKey, TwoShapesOfOneCauseShareAKeyAndAnotherCauseDoesNot) {
   EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "m", "SELECT AVG(a), LENGTH(b) FROM t")), "metamorphic: AVG LENGTH");
 }
 
+TEST(RootCauseKey, TheLimitRelationIsKeyedByHowTheLimitIsApplied) {
+  // The hunt's findings of item 25 (a DISTINCT constant keeps its row past
+  // OFFSET), from the transforms and TLP alike: one cause, whatever the calls.
+  const auto limit = [](const std::string& kind, const std::string& statement) {
+    return RootCauseKey(WrongResult(kind, "limit: SELECT DISTINCT ? AS _ FROM _ LIMIT ? OFFSET ?", statement));
+  };
+  const std::string item = "metamorphic: LIMIT OFFSET DISTINCT";
+  EXPECT_EQ(limit("metamorphic", "SELECT DISTINCT '-00:00:01' AS a1 FROM `t1` AS s1 LIMIT 10 OFFSET 1"), item);
+  EXPECT_EQ(limit("metamorphic", "SELECT DISTINCT BIT_LENGTH('A') AS a1 FROM `t3` AS s1 JOIN `t2` AS s2 ON 1 "
+                                 "WHERE `s1`.`c` RLIKE '.' LIMIT 14 OFFSET 1"), item);
+  EXPECT_EQ(limit("tlp", "SELECT DISTINCT 10 FROM t WHERE a > 1 LIMIT 2, 16"), item);
+  EXPECT_EQ(limit("metamorphic", "SELECT a FROM t GROUP BY a ORDER BY a LIMIT 3"), "metamorphic: LIMIT GROUP BY ORDER BY");
+  // The family is the signature's: the same statement under another relation is keyed by its calls.
+  EXPECT_EQ(RootCauseKey(WrongResult("metamorphic", "transform:cte: SELECT ...",
+                                     "SELECT DISTINCT BIT_LENGTH('A') FROM t LIMIT 1 OFFSET 1")), "metamorphic: BIT_LENGTH");
+}
+
 // A finding whose minimal query came with its data: the CREATE TABLE says
 // which columns are FLOAT.
 json WithData(json f, const std::string& create) {

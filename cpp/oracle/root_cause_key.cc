@@ -132,8 +132,9 @@ std::vector<std::string> Numbers(const nlohmann::json& rows) {
 
 // What the differing values of a minimal query look like, when that says
 // more than the calls that made them: " [clipped]" when one side has a
-// DECIMAL's largest value (all nines) that the other lacks, a value past its
-// column's type cut to the type's largest (docs/findings.md item 14);
+// DECIMAL's largest value (15 nines and more) that the other lacks, or a
+// smaller type's (99.9999) where the other has a number past it: a value past
+// its column's type cut to the type's largest (docs/findings.md item 14);
 // " [10^17]" when a value became 10^17 on one side only (a number's integer
 // part cut so once materialized, item 5); " [infinity as 0]" when one side has 0 where the other has a DOUBLE past
 // the largest finite one, an overflow sent as 0 (item 15); " [negative zero]"
@@ -151,7 +152,18 @@ std::string ValueTag(const nlohmann::json& minimal) {
   const auto huge = [](const std::vector<std::string>& v) {
     return std::any_of(v.begin(), v.end(), [](const std::string& x) { return std::fabs(std::strtod(x.c_str(), nullptr)) >= 1e308; });
   };
-  if (has(left, kLargest) != has(right, kLargest)) return " [clipped]";
+  // A small DECIMAL's largest (99.9999 of DECIMAL(6,4)) tells less than 15
+  // nines do: it counts where the other side has a number past it.
+  static const std::regex kNines(R"(-?9+\.9+)");
+  const auto cut_below = [&](const std::vector<std::string>& cut, const std::vector<std::string>& other) {
+    return std::any_of(cut.begin(), cut.end(), [&](const std::string& x) {
+      return std::regex_match(x, kNines) && std::any_of(other.begin(), other.end(), [&](const std::string& y) {
+               return std::fabs(std::strtod(y.c_str(), nullptr)) > std::fabs(std::strtod(x.c_str(), nullptr));
+             });
+    });
+  };
+  if (has(left, kLargest) != has(right, kLargest) || cut_below(left, right) || cut_below(right, left))
+    return " [clipped]";
   if (has(left, kTenToThe17) != has(right, kTenToThe17)) return " [10^17]";
   if ((has(left, kZero) && huge(right)) || (has(right, kZero) && huge(left))) return " [infinity as 0]";
   const auto unsigned_zeros = [&](std::vector<std::string> v) {

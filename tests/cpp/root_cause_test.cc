@@ -150,6 +150,15 @@ TEST(RootCauseKey, WhatTheDifferingValuesLookLikeSaysMoreThanTheirCalls) {
                                                       {"('9999999999999999999999999999999999999999999999.9999999999999999999')"}));
   EXPECT_EQ(avg, "metamorphic [clipped]:");
   EXPECT_EQ(avg, quotient);
+  // A small type's largest, where the other side has a number past it (a hunt's AVG of a scalar
+  // subquery: 256.0000 and 12.0000 through a derived table's DECIMAL(6,4) and (5,4)).
+  EXPECT_EQ(RootCauseKey(Differing("SELECT AVG((SELECT MAX(DISTINCT 256) FROM v)) FROM v", {"('256.0000')"},
+                                   {"('99.9999')"})), avg);
+  EXPECT_EQ(RootCauseKey(Differing("SELECT AVG((SELECT MIN(12) FROM t3)) FROM t1", {"('', NULL, '12.0000')"},
+                                   {"('', NULL, '9.9999')"})), avg);
+  // Nines that no larger number beside them explains are no clipping.
+  EXPECT_EQ(RootCauseKey(Differing("SELECT AVG(a) FROM t", {"('9.5000')"}, {"('9.9999')"})),
+            "metamorphic [truncated]: AVG");
   // Item 5's: a number's integer part become 10^17 once materialized, whatever computed it.
   const std::string floor = RootCauseKey(Differing("SELECT FLOOR(SQRT(x)) FROM d", {"('3497985729708684300')"},
                                                    {"('100000000000000000')"}));

@@ -100,6 +100,11 @@ class RelationOracle : public Oracle {
                     double limit);
   bool FailsAlike(const Observation& o, const std::string& sql, const std::string& kind, double limit,
                   nlohmann::json* failure) const;
+  // What the minimal query `sql` reads (DataSnapshot.ToJson), read right
+  // after it failed alike once more, with no other session writing from
+  // before that check to the end of the reading.
+  nlohmann::json QuietSnapshot(const Observation& o, const std::string& sql, const std::string& kind,
+                               double limit) const;
 
   MinimiseBudget budget_{200, 5};
   FirstSignatures minimised_;

@@ -213,3 +213,27 @@ def test_a_limit_relation_is_checked_in_mariadb_test_run_as_the_oracle_checks_it
     assert [r["verified"] for r in results] == [True, False, True, False], results
     assert "relation held" in results[1]["why"] and "relation held" in results[3]["why"], results
     assert "comm -13" in pathlib.Path(results[0]["test"]).read_text()
+
+
+@pytest.mark.slow
+def test_a_minimal_querys_data_is_read_while_it_fails_and_no_other_session_writes(tmp_path):
+    """Item 11 in one session while another empties its NULL's table for 20 ms at a time and puts the
+    row back for 3: the finding is confirmed in the quiet moments with the row there. Its data, read
+    right after minimisation, held the table empty in three runs of three (a test case that passes on
+    a fresh server, as a false alarm would); now it is read right after the query failed once more
+    with no write from then to the end of the reading, or it is missing and says why."""
+    grammar = gauntlet.Grammar.from_string(
+        "query_init: CREATE TABLE IF NOT EXISTS n (b INT) ; CREATE TABLE IF NOT EXISTS t2 (a INT) ;"
+        " INSERT INTO t2 VALUES (1), (2), (3) ; INSERT INTO n VALUES (NULL) ;\n"
+        "query: SELECT 1 ;\n"
+        "thread1: SELECT a FROM t2 WHERE 2 > ALL (SELECT b FROM n) ORDER BY 1 ;\n"
+        "thread2: DELETE FROM n ; SELECT SLEEP(0.02) ; INSERT INTO n VALUES (NULL) ; SELECT SLEEP(0.003) ;\n")
+    snapshots = []
+    for seed in (1, 2, 3):
+        r = gauntlet.run(grammar, threads=2, duration=4, data="none", oracles="tlp", seed=seed, out=tmp_path / str(seed))
+        [finding] = r.findings
+        full = json.loads((tmp_path / str(seed) / "findings" / finding["id"] / "finding.json").read_text())
+        snapshots.append(full["minimal"]["data"])
+    for data in snapshots:
+        assert "missing" in data or any(s.startswith("INSERT INTO `n`") and "NULL" in s for s in data["statements"]), \
+            snapshots

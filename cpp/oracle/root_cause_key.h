@@ -15,7 +15,8 @@
 // it, which are usually where a value came from. Else the functions and types
 // themselves (CAST and CONVERT only by their type), each once and sorted;
 // else the operators that can be a cause (ALL/ANY, IN, NOT, IS, LIKE,
-// BETWEEN, <=>, EXISTS, outer join, subquery). By the minimal query's data: a
+// BETWEEN, <=>, EXISTS, outer join, subquery); what an ALL/ANY subquery
+// selects counts only by its family. By the minimal query's data: a
 // rewrite reading a FLOAT column is `FLOAT column`, IS NULL of a DATE column
 // `temporal`. Before all of it, what the differing values look like when it
 // names a mechanism: `[clipped]` (a DECIMAL cut to its type's largest),

@@ -35,6 +35,19 @@ TEST(RootCauseKey, TwoShapesOfOneCauseShareAKeyAndAnotherCauseDoesNot) {
   EXPECT_EQ(a, "tlp/norec: ALL/ANY subquery");
   // Under NOT or beside a bit operator, the ALL/ANY comparison is the cause still.
   EXPECT_EQ(RootCauseKey(WrongResult("tlp", "tlp: x", "SELECT 1 FROM t WHERE NOT 49 & 7 > SOME (SELECT b FROM n)")), a);
+  // What the ALL/ANY subquery selects only made the NULL compared (a hunt's JSON_VALUE and UNHEX);
+  // a call in its WHERE, or beside the comparison, says more.
+  EXPECT_EQ(RootCauseKey(WrongResult("tlp", "tlp: x", "SELECT `s1`.`c6_binary` AS a3 FROM `t2` AS s1 WHERE '' <= ALL "
+                                                      "(SELECT JSON_VALUE('{}', '$') FROM `t2` AS s3)")), a);
+  EXPECT_EQ(RootCauseKey(WrongResult("tlp", "tlp: x", "SELECT NULL AS a3 FROM `view1` AS s1 WHERE X'61' > ALL "
+                                                      "(SELECT UNHEX('NULL') FROM `view1` AS s2)")), a);
+  EXPECT_EQ(RootCauseKey(WrongResult("tlp", "tlp: x", "SELECT a FROM t WHERE 1 > ALL (SELECT UPPER(b) FROM n WHERE "
+                                                      "ROUND(b) = 1)")), "tlp/norec: rounding");
+  EXPECT_EQ(RootCauseKey(WrongResult("tlp", "tlp: x", "SELECT a FROM t WHERE LENGTH(a) > ALL (SELECT (b) FROM n)")),
+            "tlp/norec: LENGTH");
+  EXPECT_EQ(RootCauseKey(WrongResult("tlp", "tlp: x", "SELECT CAST('[1]' AS DECIMAL(10,2)) AS a2 FROM `t1` AS s1 WHERE "
+                                                      "'abc' > SOME (SELECT DATE'9999-12-31' FROM `t3` AS s2)")),
+            "tlp/norec: temporal");
   // Item 4: an ENUM in NOT IN (subquery).
   const std::string c = RootCauseKey(WrongResult("tlp", "tlp: ...", "SELECT e FROM t WHERE e NOT IN (SELECT 1 FROM t)",
                                                  "SELECT e FROM t WHERE e NOT IN (SELECT 1 FROM t)"));

@@ -229,9 +229,8 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
          server: str = "default", options: Union[None, str, os.PathLike, OptionSpace] = None,
          known_bugs: Union[None, str, os.PathLike] = "default", seed: int = 1, threads: Optional[int] = None,
          round_seconds: Optional[float] = None, rounds: Optional[int] = None, reduce_share: float = 0.25,
-         oracles: str = ORACLES,
-         with_stock: bool = True, targets: Optional[Sequence[dict]] = None, shard: Union[None, str, tuple] = None,
-         dask=None, progress: bool = False) -> HuntResult:
+         oracles: str = ORACLES, with_stock: bool = True, targets: Optional[Sequence[dict]] = None,
+         shard: Union[None, str, tuple] = None, dask=None, progress: bool = False) -> HuntResult:
     """Hunts for ``duration`` seconds (or "30m") and returns the HuntResult (OUT/hunt.json).
 
     ``grammars``: the user's grammars for the feature under test, run every other round between the
@@ -288,8 +287,8 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     record = {"settings": {"duration": total, "grammars": [g.path for g in pool if g.user], "server": server,
                            "targets": targets, "shard": f"{index}/{count}" if shard else None,
                            "options": None if plan is None else [dict(r) for r in plan], "known_bugs": known_bugs,
-                           "stock": with_stock, "seed": seed, "threads": threads, "round_seconds": length, "rounds": rounds, "reduce_share": share,
-                           "oracles": oracles},
+                           "stock": with_stock, "seed": seed, "threads": threads, "round_seconds": length,
+                           "rounds": rounds, "reduce_share": share, "oracles": oracles},
               "rounds": [], "causes": [], "seconds": 0.0, "stop_reason": "duration"}
     t0 = time.monotonic()
     causes = None

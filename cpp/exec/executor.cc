@@ -321,7 +321,8 @@ void Executor::StartWorkers() {
     w->id = i + 1;
     w->session = std::make_unique<Session>(targets_);
     w->oracles.resize(oracles_.size());
-    w->history.resize(options_.history + 1);  // the statement itself, and those before it
+    w->history.resize(options_.history + 1);
+    if (options_.reach) w->reach = std::make_unique<ReachTally>(options_.reach);  // the statement itself, and those before it
     if (targets_.size() > 1)
       for (const Target& t : targets_) w->targets.push_back(TargetStats{t.name, {}, {}, {}});
     if (grammar_) {
@@ -461,7 +462,10 @@ RunResult Executor::Gather(double end) {
     if (i < watched_.size()) stats.Add(watched_[i]);
   }
   for (const Target& t : targets_) result.targets.push_back(TargetStats{t.name, {}, {}, {}});
+  std::optional<ReachTally> reach;
+  if (options_.reach) reach.emplace(options_.reach);
   for (auto& w : workers_) {
+    if (reach && w->reach) reach->Merge(*w->reach);
     result.queries += w->queries;
     result.cancelled += w->cancelled;
     result.generate_seconds += w->generate_seconds;
@@ -483,6 +487,7 @@ RunResult Executor::Gather(double end) {
       for (const auto& [code, n] : w->targets[t].errors) ts.errors[code] += n;
     }
   }
+  if (reach) result.reach = reach->ToJson();
   if (targets_.size() == 1) {  // one target: its totals are the run's
     result.targets[0].kinds = result.kinds;
     result.targets[0].errors = result.errors;

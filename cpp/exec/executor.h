@@ -40,6 +40,7 @@
 #include "exec/session.h"
 #include "exec/target.h"
 #include "generate/generator.h"
+#include "sql/reach.h"
 
 namespace gauntlet {
 
@@ -72,6 +73,8 @@ struct RunOptions {
   // sends them kill_signal; what the sessions then meet is no finding.
   double kill_at = 0;
   int kill_signal = 9;  // SIGKILL
+  // The server's names whose use the run counts (RunResult::reach); null: none counted.
+  std::shared_ptr<const ReachIndex> reach;
 };
 
 class Executor {

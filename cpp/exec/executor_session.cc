@@ -414,6 +414,8 @@ Executor::Sent Executor::Send(Worker& w, std::string_view sql, const ScriptState
 
 void Executor::Count(Worker& w, std::string_view sql, const Outcome& first, const std::string* rule) {
   const size_t n_targets = targets_.size();
+  // What the parser refused used nothing of the server's but its parser.
+  if (w.reach && first.kind != OutcomeKind::kSyntax) w.reach->Add(sql);
   std::lock_guard<std::mutex> lock(w.mu);
   if (rule != nullptr) {
     if (rule != w.last_rule) {

@@ -134,6 +134,7 @@ struct Executor::Worker {
   std::map<unsigned, uint64_t> errors;
   std::map<unsigned, std::vector<RunResult::ErrorExample>> error_examples;
   std::map<std::string, RuleCounts> rules;  // generated statements by top-level rule
+  std::unique_ptr<ReachTally> reach;        // the session's own: counted without a lock
   // The last rule's entry, by the grammar's stable name: most queries come
   // from the rule before them, and the map's nodes do not move.
   const std::string* last_rule = nullptr;

@@ -110,7 +110,7 @@ json RunResult::ToJson() const {
   for (const auto& [rule, c] : rules)
     by_rule.push_back({{"rule", rule}, {"statements", c.statements}, {"syntax_errors", c.syntax_errors}});
   const double s = seconds > 0 ? seconds : 1;
-  return {{"format", FormatVersion("summary")},
+  json j = {{"format", FormatVersion("summary")},
           {"seconds", seconds},
           {"threads", threads},
           {"seed", seed},
@@ -140,6 +140,8 @@ json RunResult::ToJson() const {
           {"connect_errors", connect},
           {"rules", by_rule},
           {"stop_reason", stop_reason}};
+  if (!reach.is_null()) j["reach"] = reach;
+  return j;
 }
 
 }  // namespace gauntlet

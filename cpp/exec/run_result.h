@@ -111,6 +111,8 @@ struct RunResult {
   // kind of the finding that ended the run: crash, shutdown, hang, unreachable
   std::string stop_reason;
   double generate_seconds = 0;  // CPU spent generating, all workers
+  // Which of the server's names the statements used (ReachTally::ToJson); null when not counted.
+  nlohmann::json reach;
 
   nlohmann::json ToJson() const;  // summary.json
 };

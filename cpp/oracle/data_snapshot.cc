@@ -6,7 +6,7 @@
 #include <set>
 
 #include "exec/sql_quote.h"
-#include "oracle/sql_shape.h"
+#include "sql/sql_shape.h"
 
 namespace gauntlet {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "exec/session.h"
-#include "oracle/sql_shape.h"
+#include "sql/sql_shape.h"
 
 namespace gauntlet {
 

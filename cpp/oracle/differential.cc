@@ -7,7 +7,7 @@
 #include "exec/error_table.h"
 #include "oracle/determinism.h"
 #include "oracle/result_compare.h"
-#include "oracle/sql_shape.h"
+#include "sql/sql_shape.h"
 
 namespace gauntlet {
 namespace {

@@ -23,7 +23,7 @@
 #include "oracle/determinism.h"
 #include "oracle/minimise.h"
 #include "oracle/result_compare.h"
-#include "oracle/sql_shape.h"
+#include "sql/sql_shape.h"
 
 namespace gauntlet {
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "oracle/sql_shape.h"
+#include "sql/sql_shape.h"
 
 namespace gauntlet {
 namespace {

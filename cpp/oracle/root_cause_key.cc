@@ -8,7 +8,7 @@
 #include <set>
 #include <vector>
 
-#include "oracle/sql_shape.h"
+#include "sql/sql_shape.h"
 
 namespace gauntlet {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "oracle/determinism.h"
 #include "oracle/result_compare.h"
-#include "oracle/sql_shape.h"
+#include "sql/sql_shape.h"
 
 namespace gauntlet {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "oracle/sql_shape.h"
+#include "sql/sql_shape.h"
 
 namespace gauntlet {
 

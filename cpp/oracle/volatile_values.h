@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "oracle/sql_shape.h"
+#include "sql/sql_shape.h"
 
 namespace gauntlet {
 

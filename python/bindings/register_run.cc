@@ -16,7 +16,8 @@
 #include "oracle/data_snapshot.h"
 #include "oracle/root_cause_key.h"
 #include "server/crash_log.h"
-#include "oracle/sql_shape.h"
+#include "sql/reach.h"
+#include "sql/sql_shape.h"
 #include "oracle/volatile_values.h"
 #include "server/datadir_template.h"
 #include "server/managed_server.h"
@@ -418,7 +419,40 @@ void RegisterRunResults(py::module_& m) {
       .def_readwrite("known_bugs", &RunOptions::known_bugs)
       .def_readwrite("history", &RunOptions::history)
       .def_readwrite("kill_at", &RunOptions::kill_at)
-      .def_readwrite("kill_signal", &RunOptions::kill_signal);
+      .def_readwrite("kill_signal", &RunOptions::kill_signal)
+      .def_property(
+          "reach", [](const RunOptions& o) { return std::const_pointer_cast<ReachIndex>(o.reach); },
+          [](RunOptions& o, std::shared_ptr<ReachIndex> index) { o.reach = std::move(index); },
+          "The ReachIndex whose names the run counts (summary.json's reach), or None.");
+
+  py::class_<ReachIndex, std::shared_ptr<ReachIndex>>(
+      m, "ReachIndex",
+      "A server's names by category, each category with the rule by which a statement uses a name "
+      "(call, word, phrase, column_type, column_attribute, set_variable, engine).")
+      .def(py::init([](const py::list& categories) {
+             std::vector<ReachCategory> out;
+             for (const auto& c : categories) {
+               const py::dict d = c.cast<py::dict>();
+               out.push_back({d["name"].cast<std::string>(), ParseReachRule(d["rule"].cast<std::string>()),
+                              d["names"].cast<std::vector<std::string>>()});
+             }
+             return std::make_shared<ReachIndex>(std::move(out));
+           }), py::arg("categories"), "categories: [{'name': ..., 'rule': ..., 'names': [...]}]")
+      .def("__repr__", [](const ReachIndex& index) {
+        std::string names;
+        for (const ReachCategory& c : index.categories())
+          names += (names.empty() ? "" : ", ") + c.name + " (" + std::to_string(c.names.size()) + ")";
+        return "ReachIndex(" + names + ")";
+      });
+  m.def("tally_reach", [](std::shared_ptr<ReachIndex> index, const std::vector<std::string>& statements) {
+    ReachTally tally(index);
+    {
+      py::gil_scoped_release release;
+      for (const std::string& sql : statements) tally.Add(sql);
+    }
+    return ToPython(tally.ToJson());
+  }, py::arg("index"), py::arg("statements"),
+  "What these statements use of the index's names, counted as a run counts its statements (summary.json's reach).");
 
   py::class_<KnownBug>(m, "KnownBug",
                        "Findings whose signature holds `pattern`, or whose root-cause key matches a glob of `causes` "

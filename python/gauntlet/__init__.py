@@ -17,7 +17,8 @@ from .version import __version__
 from .grammar import Column, Coverage, Generator, Grammar, RuleContext, Schema, Table, split_statements
 from .server import Connection, ManagedServer, ServerError, ServerRefused, Target, parse_dsn
 from .oracles import Observation, Oracle, Skip
-from .results import Catalogue, Finding, RunResult, Triage, compare, load_catalogue, read_statement_log, triage
+from .results import (Catalogue, Finding, Reach, RunResult, Triage, compare, load_catalogue, reach_of,
+                      read_statement_log, triage)
 from .runs import Run, Stopped, replay, run
 from .hunts import HuntResult, hunt
 from .reports import report
@@ -29,7 +30,7 @@ __all__ = [
     "bench", "BenchResult", "best_to_best", "BestToBest", "Campaign", "CampaignResult", "Catalogue", "Column", "compare",
     "compare_queries", "Connection", "Coverage", "Finding", "GauntletError", "GenerationError", "Generator",
     "Grammar", "hunt", "HuntResult", "InvalidInput", "load_catalogue", "ManagedServer", "Observation", "OptionSpace", "Oracle", "OutputError", "parse_dsn",
-    "Plan", "QueryComparison", "read_statement_log", "reduce", "Reduction", "replay", "report", "RuleContext", "Run", "run", "RunResult", "scaling",
+    "Plan", "QueryComparison", "Reach", "reach_of", "read_statement_log", "reduce", "Reduction", "replay", "report", "RuleContext", "Run", "run", "RunResult", "scaling",
     "ScalingResult", "Schema", "ServerError", "ServerRefused", "Skip", "split_statements", "Stopped", "Table", "Target",
     "Triage", "triage",
 ]

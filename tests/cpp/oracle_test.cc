@@ -13,7 +13,7 @@
 #include "oracle/determinism.h"
 #include "oracle/error_log.h"
 #include "oracle/result_compare.h"
-#include "oracle/sql_shape.h"
+#include "sql/sql_shape.h"
 #include "oracle/transforms.h"
 #include "oracle/volatile_values.h"
 

@@ -25,6 +25,7 @@ from ..runs import Stopped, templates
 from ..runs.signals import ignore_signals_after_a_stop
 from ..runs.plan import RUN_DEFAULTS
 from ..server import ManagedServer, ServerError, parse_replica_flag, parse_target_flag, server_binary
+from .coverage import add_coverage
 from .hunt import add_hunt
 from .report import add_report, add_report_flags, write_reports
 from .known_bugs import add_known_bugs
@@ -627,8 +628,8 @@ def _cache_clear(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gauntlet", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_gensql, _add_run, add_hunt, add_report, _add_reduce, _add_triage, _add_replay, _add_plans, _add_bench,
-                _add_server, _add_cache, add_known_bugs):
+    for add in (_add_gensql, _add_run, add_hunt, add_report, _add_reduce, _add_triage, add_coverage, _add_replay,
+                _add_plans, _add_bench, _add_server, _add_cache, add_known_bugs):
         add(sub)
     return parser
 

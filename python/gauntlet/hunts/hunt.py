@@ -28,6 +28,7 @@ from ..combi import OptionSpace, dask_client
 from ..formats import read_json, stamped
 from ..reduction import REDUCIBLE, Reduction
 from ..results import load_catalogue, server_lines, servers_of, triage
+from ..results.reach import Reach, add_reach, read_reach
 from ..runs import Stopped
 from ..runs.folder import write_atomically
 from ..server import make_targets
@@ -100,6 +101,11 @@ class HuntResult:
     def new_causes(self) -> list:
         """The causes no known bug matched."""
         return [c for c in self.causes if not c.get("known")]
+
+    @property
+    def reach(self) -> Optional[Reach]:
+        """Which of the server's own names the rounds' statements used, merged (a Reach), or None."""
+        return read_reach(self.folder)
 
     @property
     def exit_code(self) -> int:
@@ -291,7 +297,7 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
                            "rounds": rounds, "reduce_share": share, "oracles": oracles},
               "rounds": [], "causes": [], "seconds": 0.0, "stop_reason": "duration"}
     t0 = time.monotonic()
-    causes = None
+    causes = reach = None
     runner = _OnCluster(dask, out) if dask is not None else _Here(out, say)
     try:
         n, overhead = 0, 0.0  # a round's time besides its run's duration: server start, data, triage
@@ -319,6 +325,7 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
             record["servers"] = record.get("servers") or servers_of(
                 read_json(out / entry["folder"] / "summary.json", "summary"))
             causes = _causes(out, known_bugs, known_tests, record, say)
+            reach = _reach(out, reach, out / entry["folder"], record)
             overhead = max(overhead, time.monotonic() - began - spec.seconds)
             record["seconds"] = time.monotonic() - t0
             _save(out, record)  # readable (gauntlet report) while the hunt goes on
@@ -340,12 +347,22 @@ def _clear(out: pathlib.Path) -> None:
     for name in ("rounds", "verify"):
         if (out / name).is_dir():
             shutil.rmtree(out / name)
-    for name in ("hunt.json", "root_causes.json"):
+    for name in ("hunt.json", "root_causes.json", "surface.json"):
         (out / name).unlink(missing_ok=True)
 
 
 def _save(out: pathlib.Path, record: dict) -> None:
     write_atomically(out / "hunt.json", json.dumps(stamped("hunt", record), indent=1) + "\n")
+
+
+def _reach(out: pathlib.Path, reach, folder: pathlib.Path, record: dict):
+    """The rounds' reach with a round's (``folder``) added: in the record and, what it counts against,
+    OUT/surface.json."""
+    reach = add_reach(reach, folder)
+    if reach is not None:
+        record["reach"] = reach.to_json()
+        write_atomically(out / "surface.json", reach.surface.dumps())
+    return reach
 
 
 def _reserve(causes: list) -> float:

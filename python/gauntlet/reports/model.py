@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Tuple
 from .. import _core
 from ..formats import read_json
 from ..results import triage
+from ..results.reach import Reach, read_reach
 
 _SERVER_ORACLE = "crash"  # crashes, hangs, shutdowns, corruption: what every run watches
 
@@ -66,6 +67,7 @@ class Report:
     cases: List[Case]
     timelines: List[Tuple[str, List[float], List[float]]]  # (label, seconds, statements/s)
     running: bool  # written while the run went on
+    reach: Optional[Reach] = None  # what of the server's surface the statements used (a hunt's or run's)
 
     @property
     def new_causes(self) -> List[Cause]:
@@ -213,7 +215,7 @@ def _hunt(folder: pathlib.Path) -> Report:
               "known": str(sum(not c.new for c in causes)),
               "known bugs": record["settings"].get("known_bugs") or "none"}
     return Report("hunt", folder, f"gauntlet hunt: {folder.name}", totals, causes, _cases(causes, oracles, seconds),
-                  timelines, running=False)
+                  timelines, running=False, reach=read_reach(folder))
 
 
 def _run(folder: pathlib.Path) -> Report:
@@ -236,7 +238,8 @@ def _run(folder: pathlib.Path) -> Report:
     if running:
         totals["state"] = "running (findings so far)"
     return Report("run", folder, f"gauntlet run: {folder.name}", totals, causes,
-                  _cases(causes, {grammar: ran}, {grammar: seconds}), [(grammar, *_timeline(folder))], running)
+                  _cases(causes, {grammar: ran}, {grammar: seconds}), [(grammar, *_timeline(folder))], running,
+                  reach=None if running else read_reach(folder))
 
 
 def _campaign(folder: pathlib.Path) -> Report:

@@ -17,7 +17,8 @@ TIMELINE_COLUMNS = ["statements", "transactions", "p50_ms", "p95_ms", "p99_ms", 
 def flatten(summary: dict) -> dict:
     """A summary as one level of ``name: scalar``: nested keys joined with ``.``
     (``latency_ms.p95``, ``outcomes.ok``, ``settings.seed``, ``server_info.version``), errors
-    as ``errors.<code>`` counts, findings as a count and their kinds, lists as text."""
+    as ``errors.<code>`` counts, findings as a count and their kinds, the reach as
+    ``reach.<category>`` counts of names reached, lists as text."""
     flat: dict = {}
 
     def walk(prefix: str, value) -> None:
@@ -46,6 +47,9 @@ def flatten(summary: dict) -> dict:
             sources = value.get("grammar_sources") or []
             walk("settings", {k: v for k, v in value.items() if k != "grammar_sources"})
             flat["settings.grammar_sha256"] = " ".join(s["sha256"][:12] for s in sources)
+        elif key == "reach" and isinstance(value, dict):  # names reached per category (Reach has them all)
+            for name, category in value.get("categories", {}).items():
+                flat[f"reach.{name}"] = len(category.get("reached", {}))
         elif key == "server_info" and isinstance(value, dict):
             walk("server_info", {k: v for k, v in value.items() if k != "command_line"})
             flat["server_info.options"] = " ".join(o for o in (value.get("command_line") or [])[1:])

@@ -13,6 +13,7 @@ from .. import _core
 from . import frames
 from ..formats import read_json
 from .frames import KINDS
+from .reach import Reach, read_reach
 
 
 class Finding(dict):
@@ -81,6 +82,12 @@ class RunResult:
     def timeline(self) -> list:
         """One dict per second: t, statements, transactions, outcomes, p50/p95/p99/max_ms."""
         return self._timeline
+
+    @property
+    def reach(self) -> Optional[Reach]:
+        """Which of the server's own names the statements used (a Reach: ``table()``, ``to_pandas()``),
+        or None when the run counted none (the server's lists could not be read)."""
+        return read_reach(self.out)
 
     @property
     def findings(self) -> list:

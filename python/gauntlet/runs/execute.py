@@ -12,6 +12,7 @@ import traceback
 from .. import _core
 from ..results import RunResult
 from ..formats import stamped
+from ..server.surface import read_surface, table_definitions
 from .folder import claim_out, write_atomically
 from .preparation import Stop, prepare_target
 from .plan import RunPlan, oracle_label
@@ -46,7 +47,10 @@ def _run_claimed(workload, info: dict, plan: RunPlan, interrupts: Interrupts):
     summary, timeline = None, []
     try:
         ready, schema = _prepare_targets(plan, info, interrupts, started)
-        summary, timeline = _execute(workload, plan, ready, schema, described, interrupts)
+        reach, tables = _surface(plan, ready, schema)
+        summary, timeline = _execute(workload, plan, ready, schema, described, interrupts, reach)
+        if tables is not None and "reach" in summary:
+            summary["reach"] = _with_tables(summary["reach"], tables)
     except Stop as stop:
         summary = _core.empty_summary()
         summary["stop_reason"] = stop.reason
@@ -108,11 +112,42 @@ def _prepare_targets(plan: RunPlan, info: dict, interrupts: Interrupts, started:
     return ready, schema
 
 
-def _execute(workload, plan: RunPlan, ready: list, schema, described: dict, interrupts: Interrupts):
-    """The statements themselves, in C++ with the GIL released: (summary, timeline)."""
+def _surface(plan: RunPlan, ready: list, schema):
+    """The first target's surface, written to OUT/surface.json, indexed for the run to count its reach
+    (RunOptions.reach), and the reach of the tables the run starts with; (None, None) when the
+    server's lists cannot be read (the run goes on without its reach)."""
+    try:
+        conn = _core.Connection.open(ready[0][2])
+        surface = read_surface(conn)
+        tables = table_definitions(conn, list(schema.databases) if schema is not None else [])
+        write_atomically(plan.out / "surface.json", surface.dumps())
+    except _core.GauntletError as e:
+        print(f"gauntlet: the run counts no reach: the server's lists: {e}", file=sys.stderr)
+        return None, None
+    except OSError as e:
+        print(f"gauntlet: the run counts no reach: cannot write {plan.out / 'surface.json'}: {e.strerror}",
+              file=sys.stderr)
+        return None, None
+    index = surface.index()
+    return index, _core.tally_reach(index, tables)
+
+
+def _with_tables(reach: dict, tables: dict) -> dict:
+    """The run's reach with what its starting tables' definitions use (``tables``: their count)."""
+    for name, category in tables["categories"].items():
+        reached = reach["categories"][name]["reached"]
+        for used, n in category["reached"].items():
+            reached[used] = reached.get(used, 0) + n
+    return {**reach, "tables": tables["statements"]}
+
+
+def _execute(workload, plan: RunPlan, ready: list, schema, described: dict, interrupts: Interrupts, reach=None):
+    """The statements themselves, in C++ with the GIL released: (summary, timeline). ``reach``: the
+    ReachIndex whose names the run counts, or None."""
     options = _core.RunOptions()
     for name, value in plan.settings.items():
         setattr(options, name, value)
+    options.reach = reach
     options.out_dir, options.statement_log = str(plan.out), plan.statement_log
     options.known_bugs = plan.known
     progress = plan.progress

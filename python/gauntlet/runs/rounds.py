@@ -25,6 +25,7 @@ from typing import Callable, Optional
 
 from .. import _core
 from ..results import RunResult
+from ..results.reach import add_reach
 from ..formats import stamped
 from ..server import ManagedServer
 from .execute import run_workload
@@ -141,6 +142,7 @@ class _Total:
         self.histograms: dict = {"latency": [], "query_latency": []}
         self.targets: dict = {}
         self.by_signature: dict = {}
+        self.reach = None  # the rounds' Reach
 
     def add(self, n: int, result, offset: float, wall: float) -> None:
         s, r = self.summary, result.summary()
@@ -176,6 +178,7 @@ class _Total:
         s["stop_reason"], s["error"] = r.get("stop_reason", ""), r.get("error")
         if r.get("signal"):
             s["signal"] = r["signal"]
+        self._add_reach(result.out)
         if "recovery" in r:  # the recovery oracle's round: its kill and what recovery checked
             self._add_recovery(r["recovery"])
         if "replication" in r:  # a replicated run's round: what its checkpoint compared
@@ -190,6 +193,15 @@ class _Total:
         self._append("events.jsonl", [{"type": "second", **x} for x in seconds]
                      + [{"type": "round", **s["rounds"][-1]}])
         self.write_summary()
+
+    def _add_reach(self, folder: pathlib.Path) -> None:
+        self.reach = add_reach(self.reach, folder)
+        if self.reach is not None:
+            self.summary["reach"] = self.reach.to_json()
+            try:  # the rounds' surfaces together: what the merged reach counts against
+                write_atomically(self.out / "surface.json", self.reach.surface.dumps())
+            except OSError as e:
+                print(f"gauntlet: cannot write {self.out / 'surface.json'}: {e.strerror}", file=sys.stderr)
 
     def _add_recovery(self, x: dict) -> None:
         mine = self.summary.setdefault("recovery", {"kills": 0, "recoveries": 0, "signal": None,

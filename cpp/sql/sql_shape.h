@@ -6,8 +6,8 @@
 // taken out (a finding's signature); any grammar's text qualifies. Comments
 // are skipped, except the body of an executable comment (/*!50100 ... */),
 // which the server executes.
-#ifndef GAUNTLET_ORACLE_SQL_SHAPE_H_
-#define GAUNTLET_ORACLE_SQL_SHAPE_H_
+#ifndef GAUNTLET_SQL_SQL_SHAPE_H_
+#define GAUNTLET_SQL_SQL_SHAPE_H_
 
 #include <cstddef>
 #include <string>
@@ -98,4 +98,4 @@ class SqlShape {
 
 }  // namespace gauntlet
 
-#endif  // GAUNTLET_ORACLE_SQL_SHAPE_H_
+#endif  // GAUNTLET_SQL_SQL_SHAPE_H_

@@ -1,4 +1,4 @@
-#include "oracle/sql_shape.h"
+#include "sql/sql_shape.h"
 
 #include <boost/spirit/home/x3.hpp>
 

@@ -47,7 +47,7 @@ Outcome ErrorOutcome(MYSQL* mysql) {
   o.error_code = mysql_errno(mysql);
   o.sqlstate = mysql_sqlstate(mysql);
   o.message = mysql_error(mysql);
-  o.kind = ErrorTable::Default().Classify(o.error_code);
+  o.kind = ErrorTable::Default().Classify(o.error_code, o.message);
   return o;
 }
 

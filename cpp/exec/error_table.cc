@@ -44,12 +44,17 @@ ErrorTable ErrorTable::Parse(const std::string& text, const std::string& file) {
       continue;
     }
     std::istringstream fields(line);
-    std::string code, name, kind;
+    std::string code, name, kind, message;
     if (!std::getline(fields, code, '\t') || !std::getline(fields, name, '\t') ||
         !std::getline(fields, kind, '\t'))
-      throw InvalidInput({file, number, 1}, "expected code<TAB>name<TAB>kind");
+      throw InvalidInput({file, number, 1}, "expected code<TAB>name<TAB>kind[<TAB>message]");
     try {
-      t.codes_[static_cast<unsigned>(std::stoul(code))] = {OutcomeKindFromName(kind), name};
+      const auto n = static_cast<unsigned>(std::stoul(code));
+      if (std::getline(fields, message, '\t') && !message.empty()) {
+        t.by_message_.push_back({n, message, OutcomeKindFromName(kind)});
+        continue;
+      }
+      t.codes_[n] = {OutcomeKindFromName(kind), name};
     } catch (const std::invalid_argument& e) {
       throw InvalidInput({file, number, 1}, e.what());
     }
@@ -57,7 +62,9 @@ ErrorTable ErrorTable::Parse(const std::string& text, const std::string& file) {
   return t;
 }
 
-OutcomeKind ErrorTable::Classify(unsigned code) const {
+OutcomeKind ErrorTable::Classify(unsigned code, std::string_view message) const {
+  for (const ByMessage& m : by_message_)
+    if (m.code == code && message.substr(0, m.prefix.size()) == m.prefix) return m.kind;
   auto it = codes_.find(code);
   if (it != codes_.end()) return it->second.first;
   return code >= 2000 && code < 3000 ? OutcomeKind::kConnectionLost : OutcomeKind::kSemantic;

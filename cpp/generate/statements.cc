@@ -155,7 +155,36 @@ bool VerbChangesNoData(std::string_view verb) {
   return false;
 }
 
+std::string_view SetStatementBody(std::string_view s) {
+  if (!VerbIs(s, "SET")) return {};
+  size_t i = VerbAsWritten(s).data() - s.data() + 3;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  if (s.size() - i < 9 || strncasecmp(s.data() + i, "STATEMENT", 9) != 0) return {};
+  const auto word_char = [&](size_t k) {
+    return k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '_' || s[k] == '$');
+  };
+  int depth = 0;
+  for (i += 9; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '\'' || c == '"' || c == '`') {  // past the quoted text (a doubled quote or \ escapes)
+      for (++i; i < s.size() && s[i] != c; ++i)
+        if (s[i] == '\\' && c != '`') ++i;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      --depth;
+    } else if (depth == 0 && !word_char(i - 1) && s.size() - i > 3 && strncasecmp(s.data() + i, "FOR", 3) == 0 &&
+               !word_char(i + 3)) {
+      return s.substr(i + 3);
+    }
+  }
+  return {};
+}
+
 bool ChangesData(std::string_view statement) {
+  // SET STATEMENT ... FOR INSERT ...: the statement it sets for is what runs.
+  const std::string_view body = SetStatementBody(statement);
+  if (!body.empty()) return ChangesData(body);
   if (!VerbChangesNoData(Verb(statement))) return true;
   const auto contains = [&](std::string_view word) {
     for (size_t i = 0; i + word.size() <= statement.size(); ++i)

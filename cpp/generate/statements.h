@@ -34,6 +34,8 @@ bool VerbChangesNoData(std::string_view verb);
 // (SELECT NEXTVAL(s); oracle/volatile_values.h lists the forms). Errs toward
 // "changes": a statement that only mentions such a word counts as a write.
 bool ChangesData(std::string_view statement);
+// What SET STATEMENT v = x [, ...] FOR runs: the text after its FOR; "" for any other statement.
+std::string_view SetStatementBody(std::string_view statement);
 
 }  // namespace gauntlet
 

@@ -14,7 +14,9 @@ std::vector<std::string> ErrorLogOracle::DefaultPatterns() {
 }
 
 std::vector<std::string> ErrorLogOracle::DefaultIgnore() {
-  return {R"(Deadlock found when trying to get lock)", R"(Lock wait timeout exceeded)"};
+  // ER_OUT_OF_SORTMEMORY is logged by design with the statement's error (a small sort_buffer_size).
+  return {R"(Deadlock found when trying to get lock)", R"(Lock wait timeout exceeded)",
+          R"(Out of sort memory, consider increasing server sort buffer size)"};
 }
 
 namespace {

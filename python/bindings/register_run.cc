@@ -294,9 +294,9 @@ void RegisterData(py::module_& m) {
   m.def("introspect_schema", &IntrospectSchema, py::arg("connection"),
         py::arg("databases") = std::vector<std::string>{}, py::call_guard<py::gil_scoped_release>());
   m.def("perl_data_to_json", &PerlDataToJson, py::arg("code"), py::arg("file"), py::arg("trusted_perl") = false);
-  m.def("error_kind", [](unsigned code) {
-    return std::string(OutcomeKindName(ErrorTable::Default().Classify(code)));
-  });
+  m.def("error_kind", [](unsigned code, const std::string& message) {
+    return std::string(OutcomeKindName(ErrorTable::Default().Classify(code, message)));
+  }, py::arg("code"), py::arg("message") = "");
   m.def("error_name", [](unsigned code) { return ErrorTable::Default().Name(code); },
         "The server error's symbolic name (ER_DUP_ENTRY for 1062), or \"\" when unknown.");
   m.def("default_values", &DefaultValues);

@@ -140,6 +140,13 @@ TEST(Determinism, EveryVolatileValueIsSkippedWithItsName) {
     EXPECT_EQ(ReadsVolatileValue(SqlShape(sql)), "") << sql;
   EXPECT_EQ(Nondeterminism(SqlShape("SELECT NEXT   VALUE  FOR s")), "uses NEXT VALUE FOR");
   EXPECT_TRUE(ChangesData("SELECT NEXT   VALUE  FOR s"));
+  // SET STATEMENT ... FOR: what it runs (a false alarm when a write there went unseen by other sessions).
+  EXPECT_TRUE(ChangesData("SET STATEMENT sql_mode = 'x', max_statement_time = 1 FOR INSERT INTO t VALUES (1)"));
+  EXPECT_TRUE(ChangesData("set statement a = ('FOR' ) for\nDELETE FROM t"));
+  EXPECT_FALSE(ChangesData("SET STATEMENT a = 1 FOR SELECT a FROM t"));
+  EXPECT_FALSE(ChangesData("SET STATEMENT FORMAT_x = 'for' FOR SELECT 1"));
+  EXPECT_FALSE(ChangesData("SET SESSION sql_mode = ''"));
+  EXPECT_EQ(SetStatementBody("SET STATEMENT a = 1 FOR SELECT 2"), " SELECT 2");
   EXPECT_EQ(Nondeterminism(SqlShape("SELECT a FROM t WHERE (@x := a) > 1")), "assigns a user variable (:=)");
 }
 
@@ -492,7 +499,9 @@ TEST(ErrorLog, AStatementsDeadlockTheServerLoggedIsNoFinding) {
   ErrorLogOracle oracle({{"a", path}});
   std::ofstream(path, std::ios::app)
       << "2026-12-06 20:02:20 6 [ERROR] mariadbd: Deadlock found when trying to get lock; try restarting transaction\n"
-      << "2026-12-06 20:02:21 6 [ERROR] mariadbd: Lock wait timeout exceeded; try restarting transaction\n";
+      << "2026-12-06 20:02:21 6 [ERROR] mariadbd: Lock wait timeout exceeded; try restarting transaction\n"
+      // a SET STATEMENT sort_buffer_size = 1024 FOR SELECT ... ORDER BY of the surface grammar
+      << "2026-12-07 22:09:06 7 [ERROR] mariadbd: Out of sort memory, consider increasing server sort buffer size\n";
   EXPECT_TRUE(oracle.Watch().empty());
   std::ofstream(path, std::ios::app) << "2026-12-06 20:02:22 6 [ERROR] InnoDB: something else\n";
   EXPECT_EQ(oracle.Watch().size(), 1u);

@@ -82,6 +82,9 @@ _RUNS = {
         "gauntlet gensql --grammar builtin:statements": "test_docs_run.py::test_random_schemas_and_builtin_rules",
         "gauntlet run --grammar builtin:select": "test_docs_run.py::test_hunting_runs",
         "gauntlet run --grammar grammars/hunt/dml.yy": "test_docs_run.py::test_hunting_runs",
+        "gauntlet run --grammar grammars/hunt/dml.yy --data random --duration 20 --out dml-reach":
+            "test_docs_run.py::test_the_reach_of_a_run",
+        "gauntlet coverage dml-reach": "test_docs_run.py::test_the_reach_of_a_run",
     },
     "docs/guide/oracles.md": {
         "gauntlet run --grammar grammars/optimizer.yy --oracle tlp": "test_docs_run.py::test_oracles_on_one_and_two_targets",

@@ -27,6 +27,19 @@ def test_random_schemas_and_builtin_rules(tmp_path):
     assert r.returncode == 0 and len(r.stdout.strip().splitlines()) == 5, said(r)
 
 
+def test_the_reach_of_a_run(tmp_path):
+    page = Page("docs/guide/hunting.md", tmp_path)
+    r = page.sh("gauntlet run --grammar grammars/hunt/dml.yy --data random --duration 20 --out dml-reach")
+    assert r.returncode in (0, 1), said(r)
+    r = page.sh("gauntlet coverage dml-reach")
+    assert r.returncode == 0, said(r)
+    rows = {line.split("  ")[0].strip(): line.split()[-3:] for line in r.stdout.splitlines()[2:]
+            if not line.startswith(" ")}
+    reached, total, _ = rows["functions"]
+    assert 0 < int(reached) < int(total) and int(rows["engines"][1]) >= 5, r.stdout
+    assert r.stdout.count("unreached:") >= 5, r.stdout
+
+
 @pytest.mark.slow
 def test_hunting_runs(tmp_path):
     page = Page("docs/guide/hunting.md", tmp_path)

@@ -80,6 +80,27 @@ def test_volatile_values_under_three_sessions_raise_nothing(tmp_path):
     assert r.exit_code == 0
 
 
+def test_writes_through_set_statement_are_writes_other_sessions_see(tmp_path):
+    """SET STATEMENT ... FOR INSERT writes like the INSERT (the surface grammar sets its variables so): an
+    oracle's re-check waits for a moment when no other session writes, and these writes count; unseen,
+    a re-check could take a moment of them for a quiet one."""
+    g = gauntlet.Grammar.from_string(
+        "query_init: CREATE TABLE IF NOT EXISTS sw (a INT, b INT) ; INSERT INTO sw VALUES (1, 1), (2, 2) ;\n"
+        "query: write | write | read | read | read ;\n"
+        "write: SET STATEMENT max_statement_time = 10 FOR INSERT INTO sw VALUES (_digit, _digit)"
+        " | SET STATEMENT sort_buffer_size = 262144 FOR DELETE FROM sw WHERE a = _digit LIMIT 1 ;\n"
+        "read: SELECT a, COUNT(*) FROM sw GROUP BY a | SELECT a, b FROM sw WHERE b > _digit ;\n")
+    r = gauntlet.run(g, threads=3, queries=400, duration=0, data="none", out=tmp_path / "run",
+                     oracles=["tlp", "norec", "transforms"])
+    s = r.summary()
+    assert not r.findings, r.table()
+    checked = sum(o["passed"] for o in s["oracles"].values())
+    # a re-check waits for a moment no other session writes: the SET STATEMENT writes count
+    waited = sum(n for o in s["oracles"].values() for reason, n in o.get("skipped_by_reason", {}).items()
+                 if "other sessions wrote" in reason)
+    assert checked > 300 and waited > 0, s["oracles"]
+
+
 def test_ddl_affected_rows_are_no_divergence(tmp_path):
     # ALTER TABLE ... ADD KEY: InnoDB builds the index in place (0 rows), MyISAM copies the table (every row).
     g = gauntlet.Grammar.from_string(

@@ -31,10 +31,13 @@ from ..results import load_catalogue, server_lines, servers_of, triage
 from ..results.reach import Reach, add_reach, read_reach
 from ..runs import Stopped
 from ..runs.folder import write_atomically
-from ..server import make_targets
+from ..grammar import Grammar
+from ..server import ManagedServer, ServerError, make_targets
 from ..server.managed import server_binary
-from .rounds import (RoundSpec, hunt_grammars, portable, round_line, run_round, run_round_packed, schedule,
-                     unpack_round)
+from ..server.surface import read_surface
+from .rounds import (HuntGrammar, RoundSpec, hunt_grammars, portable, round_line, run_round, run_round_packed,
+                     schedule, unpack_round)
+from .surface_grammar import surface_grammar
 
 ORACLES = "errorlog,tlp,norec,transforms"
 # What new causes need of the budget's end: one mariadb-test-run call checks every minimal query
@@ -284,6 +287,11 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
             raise _core.InvalidInput(f"known_bugs: {known_bugs}: no such file")
     pool = hunt_grammars(grammars, threads, with_stock)
     _clear(out)
+    surface = _surface_grammar(out, server, threads) if with_stock else None
+    if surface is not None:  # where the seed's turn of the stock grammars starts: a hunt of any length reaches it
+        theirs = [g for g in pool if not g.user]
+        at = (seed - 1) % (len(theirs) + 1)
+        pool = [g for g in pool if g.user] + theirs[:at] + [surface] + theirs[at:]
     # The catalogue's own reproducers, shown with the known causes they stand for.
     known_tests = ({b.name: str(b.reproducer) for b in load_catalogue(known_bugs).bugs}
                    if known_bugs and known_bugs.endswith(".toml") else {})
@@ -342,12 +350,31 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     return HuntResult(out, stamped("hunt", record))
 
 
+def _surface_grammar(out: pathlib.Path, server: str, threads: Optional[int]) -> Optional[HuntGrammar]:
+    """The surface grammar (hunts/surface_grammar.py) of the hunt's server, written to OUT/surface.yy
+    from the lists of a server started for it in OUT/surface-server (removed after); None, said on
+    stderr, when that server does not start or its lists cannot be read (the rounds then say why)."""
+    folder = out / "surface-server"
+    try:
+        with ManagedServer(str(folder), binary=server_binary(server)) as managed:
+            surface = read_surface(_core.Connection.open(managed.connection), details=True)
+    except (ServerError, _core.GauntletError) as e:
+        print(f"gauntlet: hunt: no surface round: the server's lists: {e}", file=sys.stderr)
+        return None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    path = out / "surface.yy"
+    write_atomically(path, surface_grammar(surface))
+    Grammar.from_file(str(path))  # a grammar we wrote that does not parse is our bug: said now
+    return HuntGrammar(str(path), "surface", False, threads or 2, 10.0, path.read_text())
+
+
 def _clear(out: pathlib.Path) -> None:
     """A hunt's own files of an earlier hunt into the same folder: its rounds would count again."""
     for name in ("rounds", "verify"):
         if (out / name).is_dir():
             shutil.rmtree(out / name)
-    for name in ("hunt.json", "root_causes.json", "surface.json"):
+    for name in ("hunt.json", "root_causes.json", "surface.json", "surface.yy"):
         (out / name).unlink(missing_ok=True)
 
 

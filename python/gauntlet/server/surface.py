@@ -49,10 +49,15 @@ def topic_sql(name: str) -> str:
 @dataclass
 class Surface:
     """The server's lists: ``categories`` as the run counts them ({name, rule, names}), and the help
-    topics that are SQL by help category (``help``)."""
+    topics that are SQL by help category (``help``). Read with ``details``, also what a grammar
+    needs to use them (what a run's count does not): ``syntax``, each help topic's syntax lines as
+    its manual page gives them, and ``variables``, each session variable's type, range, values
+    and whether it is read-only."""
     server: str
     categories: List[dict]
     help: Dict[str, List[str]] = field(default_factory=dict)
+    syntax: Dict[str, str] = field(default_factory=dict)
+    variables: Dict[str, dict] = field(default_factory=dict)
 
     def names(self, category: str) -> List[str]:
         for c in self.categories:
@@ -65,7 +70,10 @@ class Surface:
         return _core.ReachIndex(self.categories)
 
     def to_json(self) -> dict:
-        return {"server": self.server, "categories": self.categories, "help": self.help}
+        j = {"server": self.server, "categories": self.categories, "help": self.help}
+        if self.syntax or self.variables:
+            j.update(syntax=self.syntax, variables=self.variables)
+        return j
 
     def dumps(self) -> str:
         """The text of a folder's surface.json."""
@@ -73,7 +81,7 @@ class Surface:
 
     @classmethod
     def from_json(cls, j: dict) -> "Surface":
-        return cls(j["server"], j["categories"], j.get("help", {}))
+        return cls(j["server"], j["categories"], j.get("help", {}), j.get("syntax", {}), j.get("variables", {}))
 
     @classmethod
     def read(cls, path) -> "Surface":
@@ -100,8 +108,9 @@ def _unique(names) -> list:
     return list(dict.fromkeys(n for n in names if n))
 
 
-def read_surface(conn) -> Surface:
-    """The surface of the server behind ``conn`` (a _core.Connection)."""
+def read_surface(conn, details: bool = False) -> Surface:
+    """The surface of the server behind ``conn`` (a _core.Connection); ``details``: with the topics'
+    syntax and the variables' ranges."""
     version = _column(conn, "SELECT VERSION()")[0][0]
     functions = [r[0] for r in _column(conn, "SELECT FUNCTION FROM information_schema.SQL_FUNCTIONS", True)]
     keywords = [r[0] for r in _column(conn, "SELECT WORD FROM information_schema.KEYWORDS", True)]
@@ -119,6 +128,9 @@ def read_surface(conn) -> Surface:
             help[category].append(sql)
     types = _unique(t for t in help.get("Data Types", []) if not _NOT_COLUMN_TYPES.match(t))
     topics = _unique(t for names in help.values() for t in names)
+    surface = Surface(version, [], help)
+    if details:
+        surface.syntax, surface.variables = _syntax(conn), _variables(conn)
     categories = [
         {"name": "functions", "rule": "call", "names": _unique(functions)},
         {"name": "help topics", "rule": "phrase", "names": topics},
@@ -129,7 +141,33 @@ def read_surface(conn) -> Surface:
         {"name": "session variables", "rule": "set_variable", "names": _unique(variables)},
         {"name": "keywords", "rule": "word", "names": _unique(keywords)},
     ]
-    return Surface(version, [c for c in categories if c["names"]], help)
+    surface.categories = [c for c in categories if c["names"]]
+    return surface
+
+
+def _syntax(conn) -> Dict[str, str]:
+    """Each help topic's syntax (the lines under its page's "Syntax" heading), by topic as topic_sql
+    names it."""
+    found: Dict[str, str] = {}
+    for name, description in _column(conn, "SELECT name, description FROM mysql.help_topic "
+                                           "WHERE description LIKE 'Syntax%' ORDER BY name", True):
+        m = re.match(r"Syntax\s*\n-+\s*\n(.*?)(\n\s*\n|$)", description, re.S)
+        sql = topic_sql(name)
+        if m and sql:
+            found.setdefault(sql, m.group(1).strip())
+    return found
+
+
+def _variables(conn) -> Dict[str, dict]:
+    """The session variables a session can set: type, min, max, values (ENUM, SET, BOOLEAN, FLAGSET),
+    default."""
+    rows = _column(conn, "SELECT VARIABLE_NAME, VARIABLE_TYPE, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, "
+                         "ENUM_VALUE_LIST, DEFAULT_VALUE FROM information_schema.SYSTEM_VARIABLES "
+                         "WHERE VARIABLE_SCOPE IN ('SESSION', 'SESSION ONLY') AND READ_ONLY = 'NO' "
+                         "ORDER BY VARIABLE_NAME", True)
+    return {name.lower(): {"type": kind, "min": low, "max": high,
+                           "values": values.split(",") if values else [], "default": default}
+            for name, kind, low, high, values, default in rows}
 
 
 def table_definitions(conn, databases) -> List[str]:

@@ -302,7 +302,7 @@ RunResult Executor::Run(const Tick& tick) {
   // The last, partial second counts in the totals but is no second of the
   // timeline: a rate over a fraction of a second is no rate.
   CloseSecond(end, /*whole=*/false);
-  WatchOracles(end);  // what the last moments wrote to the error log
+  WatchOracles(end, /*last=*/true);  // what the last moments wrote to the error log
   JudgeUsefulness(end);
   RunResult result = Gather(end);
   {
@@ -321,8 +321,8 @@ void Executor::StartWorkers() {
     w->id = i + 1;
     w->session = std::make_unique<Session>(targets_);
     w->oracles.resize(oracles_.size());
-    w->history.resize(options_.history + 1);
-    if (options_.reach) w->reach = std::make_unique<ReachTally>(options_.reach);  // the statement itself, and those before it
+    w->history.resize(options_.history + 1);  // the statement itself, and those before it
+    if (options_.reach) w->reach = std::make_unique<ReachTally>(options_.reach);
     if (targets_.size() > 1)
       for (const Target& t : targets_) w->targets.push_back(TargetStats{t.name, {}, {}, {}});
     if (grammar_) {
@@ -402,10 +402,10 @@ void Executor::Supervise(const Tick& tick) {
   }
 }
 
-void Executor::WatchOracles(double at) {
+void Executor::WatchOracles(double at, bool last) {
   watched_.resize(oracles_.size());
   for (size_t i = 0; i < oracles_.size(); ++i) {
-    std::vector<Finding> found = oracles_[i]->Watch();
+    std::vector<Finding> found = last ? oracles_[i]->Finish() : oracles_[i]->Watch();
     if (oracles_[i]->Watches()) {
       watched_[i].passed += found.empty();
       watched_[i].fired += found.size();

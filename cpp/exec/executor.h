@@ -148,7 +148,7 @@ class Executor {
   // deadlines, hangs, the tick); the oracles' periodic findings collected; the sessions' totals summed.
   void StartWorkers();
   void Supervise(const Tick& tick);
-  void WatchOracles(double at);
+  void WatchOracles(double at, bool last = false);
   void JudgeUsefulness(double end);
   RunResult Gather(double end);
   void KillQuery(const Session::Busy& busy);

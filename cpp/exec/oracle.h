@@ -93,6 +93,9 @@ class Oracle {
   virtual Verdict Check(const Observation& o) = 0;
   // Findings that do not follow a statement; from the watchdog thread.
   virtual std::vector<Finding> Watch() { return {}; }
+  // The last Watch(), when every statement has been checked: what a Watch()
+  // held back for a statement to explain is decided now.
+  virtual std::vector<Finding> Finish() { return Watch(); }
   // True when Watch() is its check (the error log, read each second): each
   // read counts in its stats as checked, passed or fired.
   virtual bool Watches() const { return false; }

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "exec/clock.h"
 
 namespace gauntlet {
 
@@ -14,9 +15,7 @@ std::vector<std::string> ErrorLogOracle::DefaultPatterns() {
 }
 
 std::vector<std::string> ErrorLogOracle::DefaultIgnore() {
-  // ER_OUT_OF_SORTMEMORY is logged by design with the statement's error (a small sort_buffer_size).
-  return {R"(Deadlock found when trying to get lock)", R"(Lock wait timeout exceeded)",
-          R"(Out of sort memory, consider increasing server sort buffer size)"};
+  return {R"(Deadlock found when trying to get lock)", R"(Lock wait timeout exceeded)"};
 }
 
 namespace {
@@ -70,9 +69,29 @@ std::string NormalizedLogLine(const std::string& line) {
   return out;
 }
 
+Verdict ErrorLogOracle::Check(const Observation& o) {
+  const int64_t now = NowNs();
+  for (const Outcome& out : o.outcomes) {
+    if (out.error_code == 0 || out.message.size() < kShortestEcho || out.kind == OutcomeKind::kSyntax) continue;
+    std::lock_guard<std::mutex> lock(echo_mu_);
+    recent_errors_[out.message] = now;
+    if (recent_errors_.size() > kRecentErrors)  // the ones older than the window go
+      for (auto it = recent_errors_.begin(); it != recent_errors_.end();)
+        it = now - it->second > kEchoWindowNs ? recent_errors_.erase(it) : std::next(it);
+  }
+  return Verdict::NotApplicable();
+}
+
+bool ErrorLogOracle::EchoesAStatementsError(const std::string& line) {
+  const int64_t now = NowNs();
+  std::lock_guard<std::mutex> lock(echo_mu_);
+  for (const auto& [message, at] : recent_errors_)
+    if (now - at <= kEchoWindowNs && line.find(message) != std::string::npos) return true;
+  return false;
+}
+
 std::vector<Finding> ErrorLogOracle::Watch() {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<Finding> found;
   for (Tail& t : tails_) {
     if (t.crashed) continue;
     std::ifstream in(t.log.path, std::ios::binary);
@@ -98,19 +117,38 @@ std::vector<Finding> ErrorLogOracle::Watch() {
         if (!std::regex_search(line, patterns_[p])) continue;
         bool vetoed = false;
         for (const std::regex& r : ignore_) vetoed |= std::regex_search(line, r);
-        if (vetoed) break;
+        if (vetoed || EchoesAStatementsError(line)) break;
         Finding f;
         f.kind = "error-log";
         f.targets = {t.log.target};
         f.signature = "error-log: " + NormalizedLogLine(line);
         f.detail = t.log.path + ":\n" + line;
         f.evidence = {{"log", t.log.path}, {"line", line}, {"pattern", pattern_texts_[p]}};
-        found.push_back(std::move(f));
+        held_.emplace_back(NowNs(), std::move(f));
         break;
       }
     }
     t.partial.erase(0, t.crashed ? t.partial.size() : start);
   }
+  return Unexplained(NowNs() - kGraceNs);
+}
+
+std::vector<Finding> ErrorLogOracle::Finish() {
+  std::vector<Finding> found = Watch();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Finding& f : Unexplained(INT64_MAX)) found.push_back(std::move(f));
+  return found;
+}
+
+std::vector<Finding> ErrorLogOracle::Unexplained(int64_t before) {
+  std::vector<Finding> found;
+  std::vector<std::pair<int64_t, Finding>> still;
+  for (auto& [seen, f] : held_) {
+    if (EchoesAStatementsError(f.evidence["line"].get<std::string>())) continue;
+    if (seen < before) found.push_back(std::move(f));
+    else still.emplace_back(seen, std::move(f));
+  }
+  held_ = std::move(still);
   return found;
 }
 

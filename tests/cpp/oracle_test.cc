@@ -481,13 +481,14 @@ TEST(ErrorLog, NormalizedLinesAndNewLinesOnly) {
   std::ofstream(path, std::ios::app) << "2026-12-03 10:00:01 5 [Note] fine\n"
                                      << "2026-12-03 10:00:02 5 [ERROR] mariadbd: Table 't1' is marked as crashed\n"
                                      << "2026-12-03 10:00:03 5 [ERROR] half a li";
-  const auto found = oracle.Watch();
+  EXPECT_TRUE(oracle.Watch().empty());  // held back while a statement may still explain it
+  const auto found = oracle.Finish();
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].kind, "error-log");
   EXPECT_EQ(found[0].targets, std::vector<std::string>{"a"});
   std::ofstream(path, std::ios::app) << "ne\n2026-12-03 10:00:04 0 [ERROR] mariadbd got signal 11 ;\n"
                                      << "2026-12-03 10:00:04 0 [ERROR] after the crash\n";
-  const auto rest = oracle.Watch();
+  const auto rest = oracle.Finish();
   ASSERT_EQ(rest.size(), 1u);  // the completed line; the crash report is the crash finding's
   EXPECT_NE(rest[0].signature.find("half a line"), std::string::npos);
 }
@@ -499,12 +500,43 @@ TEST(ErrorLog, AStatementsDeadlockTheServerLoggedIsNoFinding) {
   ErrorLogOracle oracle({{"a", path}});
   std::ofstream(path, std::ios::app)
       << "2026-12-06 20:02:20 6 [ERROR] mariadbd: Deadlock found when trying to get lock; try restarting transaction\n"
-      << "2026-12-06 20:02:21 6 [ERROR] mariadbd: Lock wait timeout exceeded; try restarting transaction\n"
-      // a SET STATEMENT sort_buffer_size = 1024 FOR SELECT ... ORDER BY of the surface grammar
-      << "2026-12-07 22:09:06 7 [ERROR] mariadbd: Out of sort memory, consider increasing server sort buffer size\n";
+      << "2026-12-06 20:02:21 6 [ERROR] mariadbd: Lock wait timeout exceeded; try restarting transaction\n";
   EXPECT_TRUE(oracle.Watch().empty());
   std::ofstream(path, std::ios::app) << "2026-12-06 20:02:22 6 [ERROR] InnoDB: something else\n";
-  EXPECT_EQ(oracle.Watch().size(), 1u);
+  EXPECT_EQ(oracle.Finish().size(), 1u);
+}
+
+// The server logs some errors it returns to a statement (by design: a sort out of memory with a
+// small sort_buffer_size, a temporary table full): a line a statement's error explains is no finding.
+TEST(ErrorLog, ALineThatEchoesAStatementsErrorIsNoFindingAndOneNoneExplainsIs) {
+  const std::string path = testing::TempDir() + "/gauntlet_errorlog_echo.err";
+  std::ofstream(path) << "";
+  ErrorLogOracle oracle({{"a", path}});
+  Session session({});
+  Outcome sort;
+  sort.kind = OutcomeKind::kResource;
+  sort.error_code = 1038;
+  sort.message = "Out of sort memory, consider increasing server sort buffer size";
+  const std::vector<Outcome> outcomes = {sort};
+  const std::vector<ResultSet> results;
+  const Observation o{1, "SET STATEMENT sort_buffer_size = 1024 FOR SELECT a FROM t ORDER BY b", outcomes, results,
+                      session, false, {}, 0};
+  // Logged before the statement's error comes back (read between the two): held back, then explained.
+  std::ofstream(path, std::ios::app)
+      << "2026-12-07 22:09:05 7 [ERROR] mariadbd: Out of sort memory, consider increasing server sort buffer size\n";
+  EXPECT_TRUE(oracle.Watch().empty());
+  EXPECT_EQ(oracle.Check(o).kind, Verdict::kNotApplicable);
+  std::ofstream(path, std::ios::app)
+      << "2026-12-07 22:09:06 7 [ERROR] mariadbd: Out of sort memory, consider increasing server sort buffer size\n";
+  EXPECT_TRUE(oracle.Watch().empty());
+  // Lines no statement's error explains are findings: at the run's end at the latest.
+  std::ofstream(path, std::ios::app)
+      << "2026-12-07 22:09:07 7 [ERROR] mariadbd: The table '(temporary)' is full\n"
+      << "2026-12-07 22:09:08 7 [ERROR] mariadbd: Incorrect information in file: './test/t1.frm'\n";
+  EXPECT_TRUE(oracle.Watch().empty());  // within the grace a statement has to return
+  const std::vector<Finding> found = oracle.Finish();
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_NE(found[0].signature.find("is full"), std::string::npos);
 }
 
 TEST(FindingLog, OnePerSignatureKnownBugsMarked) {

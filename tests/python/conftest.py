@@ -60,7 +60,8 @@ def release() -> pathlib.Path:
 # that drifts from its schema, in C++ or in Python, fails the test that made it.
 _FORMAT_OF = {"summary.json": "summary", "run.json": "run", "finding.json": "finding", "campaign.json": "campaign",
               "verdict.json": "verdict", "query_classes.json": "query-classes", "reduction.json": "reduction",
-              "root_causes.json": "root-causes", "surface.json": "surface"}
+              "root_causes.json": "root-causes", "surface.json": "surface",
+              "corpus.json": "corpus"}
 _LINES_OF = {"events.jsonl": "event", "findings.jsonl": "finding", "results.jsonl": "campaign-row",
              "attempts.jsonl": "attempt"}
 

@@ -19,6 +19,8 @@ def test_the_main_job(tmp_path):
     assert r.returncode == 0, said(r)
     record = json.loads((tmp_path / "demo-hunt" / "hunt.json").read_text())
     assert record["rounds"] and record["settings"]["seed"] == 4, said(r)
+    # the stock rotation starts with the grammar written from the server's own lists, whatever the seed
+    assert record["rounds"][0]["grammar"].endswith("surface.yy") and record["reach"]["statements"] > 0
     for name in ("report.html", "summary.md", "junit.xml", "root_causes.json"):
         assert (tmp_path / "demo-hunt" / name).is_file(), name
 

@@ -19,12 +19,14 @@ import time
 
 from .. import _core
 from .._core import GauntletError, InvalidInput
+from ..corpus import Corpus, build
 from ..grammar import Grammar, Schema, load_data_spec
 from ..reduction import REDUCIBLE
 from ..runs import Stopped, templates
 from ..runs.signals import ignore_signals_after_a_stop
 from ..runs.plan import RUN_DEFAULTS
 from ..server import ManagedServer, ServerError, parse_replica_flag, parse_target_flag, server_binary
+from .corpus import add_corpus
 from .coverage import add_coverage
 from .hunt import add_hunt
 from .report import add_report, add_report_flags, write_reports
@@ -132,8 +134,12 @@ def _run(args: argparse.Namespace) -> int:
         if args.replicas is not None:
             raise InvalidInput("--replica: gives one replica each; leave out --replicas")
         settings["replicas"] = [parse_replica_flag(r) for r in args.replica]
+    if args.corpus:
+        if settings["grammar"]:
+            raise InvalidInput("--corpus: its statements are the workload; leave out --grammar")
+        settings["grammar"] = (build() if args.corpus == "default" else Corpus.load(args.corpus)).grammar()
     if not settings["grammar"]:
-        raise InvalidInput("--grammar is required (or 'grammar' in the config file)")
+        raise InvalidInput("--grammar is required (or 'grammar' in the config file, or --corpus)")
     try:
         result = run(settings.pop("grammar"), progress=True, **settings)
     except Stopped as stopped:
@@ -350,6 +356,8 @@ def _add_run(sub) -> None:
                        description="Flags left out take their value from --config, then the defaults.")
     r.add_argument("--config", help="settings file (JSON or TOML); keys are named like the flags")
     r.add_argument("--grammar", help="the .yy grammar")
+    r.add_argument("--corpus", metavar="FILE", help="instead of a grammar, a corpus's statements at random "
+                                                     "('default': the installed suite's, built once; see corpus build)")
     r.add_argument("--redefine", action="append", help="a grammar overriding rules (repeatable)")
     r.add_argument("--data", help="JSON data spec or RQG .zz file, 'random[:SEED]' for a random schema of edge "
                                   "cases (SEED defaults to --seed), or 'none' for the server's own tables "
@@ -628,8 +636,8 @@ def _cache_clear(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gauntlet", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_gensql, _add_run, add_hunt, add_report, _add_reduce, _add_triage, add_coverage, _add_replay,
-                _add_plans, _add_bench, _add_server, _add_cache, add_known_bugs):
+    for add in (_add_gensql, _add_run, add_hunt, add_report, _add_reduce, _add_triage, add_coverage, add_corpus,
+                _add_replay, _add_plans, _add_bench, _add_server, _add_cache, add_known_bugs):
         add(sub)
     return parser
 

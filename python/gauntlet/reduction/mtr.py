@@ -18,8 +18,9 @@ import time
 from typing import Dict, List, Optional
 
 from .. import _core
+from ..corpus import SUITE
 
-MTR_DIR = pathlib.Path("/usr/share/mysql/mysql-test")
+MTR_DIR = SUITE  # Debian's mariadb-test: the suite, and the runner beside it
 RUNNER = MTR_DIR / "mariadb-test-run"
 _SUITES = itertools.count(1)
 _STATUS = re.compile(r"^(?:worker\[\d+\]\s+)?[\w.-]+\.([\w-]+)\s+.*\[ (pass|fail|skipped|disabled) \]", re.M)

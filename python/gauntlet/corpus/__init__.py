@@ -1,0 +1,6 @@
+"""Corpora: the SQL of a server's own test suite, as statements a run sends at random (pquery's way)."""
+
+from .corpus import SUITE, Corpus, CorpusStatement, build, unsafe
+from .mysqltest import TestStatement, statements
+
+__all__ = ["build", "Corpus", "CorpusStatement", "statements", "SUITE", "TestStatement", "unsafe"]

@@ -1,0 +1,122 @@
+"""The server's own test suite as a corpus (pquery's way): mysqltest files read as mysqltest reads them,
+the statements a hunt may not run on its own server left out, one of each shape kept, and a run that
+sends them at random in many sessions."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import gauntlet
+from gauntlet.corpus import SUITE, Corpus, build, statements, unsafe
+
+from conftest import REPO
+
+A_TEST = """--source include/have_innodb.inc
+# a comment
+--error ER_NO_SUCH_TABLE
+SELECT * FROM nothere;
+CREATE TABLE t1 (a INT, b VARCHAR(10) DEFAULT 'x;y') ENGINE=InnoDB;  # after it
+--echo hello
+let $x = 1;
+eval SELECT $x;
+delimiter |;
+CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END|
+delimiter ;|
+if ($x)
+{
+  INSERT INTO t1 VALUES (1, 'it''s');
+}
+--write_file $MYSQLTEST_VARDIR/tmp/f.txt
+SELECT 'in a file, not run';
+EOF
+--send SELECT 1 + 1
+--reap
+--disable_parsing
+SELECT 'not parsed';
+--enable_parsing
+SELECT JSON_EXTRACT('{"a": 1}', '$.a');
+SET GLOBAL max_connections = 1;
+SHUTDOWN;
+DROP TABLE t1;
+"""
+
+
+def test_a_mysqltest_file_gives_its_sql_as_mysqltest_reads_it():
+    got = [(s.sql, s.may_fail) for s in statements(A_TEST)]
+    assert got == [("SELECT * FROM nothere", True),
+                   ("CREATE TABLE t1 (a INT, b VARCHAR(10) DEFAULT 'x;y') ENGINE=InnoDB", False),
+                   ("CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END", False),
+                   ("INSERT INTO t1 VALUES (1, 'it''s')", False),
+                   ("SELECT 1 + 1", False),
+                   ("SELECT JSON_EXTRACT('{\"a\": 1}', '$.a')", False),
+                   ("SET GLOBAL max_connections = 1", False), ("SHUTDOWN", False), ("DROP TABLE t1", False)], got
+
+
+def test_what_a_hunt_may_not_run_on_its_own_server_is_left_out_saying_why():
+    for sql, why in [("SHUTDOWN", "stops"), ("SET @@global.max_connections = 1", "global"),
+                     ("CREATE PROCEDURE p() BEGIN SET GLOBAL x = 1; END", "global"),
+                     ("GRANT ALL ON *.* TO u", "accounts"), ("SELECT a INTO OUTFILE '/tmp/x' FROM t", "files"),
+                     ("LOCK TABLES t1 WRITE", "blocks"), ("DELETE FROM mysql.user", "system schemas"),
+                     ("DROP DATABASE test", "run's database"), ("INSTALL SONAME 'ha_x'", "loads code"),
+                     ("CHANGE MASTER TO master_host='h'", "replication")]:
+        assert why in unsafe(sql), (sql, unsafe(sql))
+    for sql in ("SELECT 1", "ALTER SEQUENCE s RESTART", "DROP DATABASE mysqltest", "SET SESSION sql_mode = ''",
+                "SELECT JSON_EXTRACT(j, '$.a') FROM t"):
+        assert unsafe(sql) == "", sql
+
+
+def _suite(tmp_path):
+    """A suite of two tests of ours and three of the server's (a healthy feature: CASE, IF, COUNT(DISTINCT))."""
+    suite = tmp_path / "mysql-test"
+    (suite / "main").mkdir(parents=True)
+    (suite / "main" / "ours.test").write_text(A_TEST)
+    (suite / "main" / "again.test").write_text("SELECT 1;\nSELECT 2;\nSELECT 'x' FROM DUAL;\n")
+    for name in ("count_distinct", "case", "func_if"):
+        shutil.copy(SUITE / "main" / f"{name}.test", suite / "main")
+    return suite
+
+
+def _gauntlet(*args):
+    return subprocess.run([sys.executable, "-m", "gauntlet", *map(str, args)], capture_output=True, text=True,
+                          cwd=REPO)
+
+
+def test_a_corpus_is_built_once_per_suite_version_and_sent_at_random_in_many_sessions(tmp_path):
+    suite = _suite(tmp_path)
+    p = _gauntlet("corpus", "build", "--suite", suite, "--out", tmp_path / "corpus.json")
+    assert p.returncode == 0, p.stderr
+    corpus = Corpus.load(tmp_path / "corpus.json")
+    assert corpus.tests == 5 and corpus.version.startswith("files-"), corpus
+    sqls = [s.sql for s in corpus.statements]
+    # one statement of each shape: SELECT 1 and SELECT 2 are one; the unsafe ones are counted, not kept
+    assert sum(s in ("SELECT 1", "SELECT 2") for s in sqls) == 1 and "SHUTDOWN" not in sqls
+    left = corpus.left_out
+    assert left["stops the server or ends sessions"] == 1 and left["changes a global setting"] >= 1, left
+    assert any(s.may_fail for s in corpus.statements) and any(s.test == "main/ours" for s in corpus.statements)
+    cached = build(suite)  # into the cache, by the suite's version; read back the second time
+    assert cached.version == corpus.version and cached.path.is_file() and build(suite).path == cached.path
+    # a healthy feature's statements in three sessions, twice: no finding
+    for attempt in (1, 2):
+        p = _gauntlet("run", "--corpus", tmp_path / "corpus.json", "--threads", "3", "--queries", "200",
+                      "--duration", "0", "--data", "none", "--seed", attempt, "--oracle", "errorlog,tlp,norec",
+                      "--statement-timeout", "5", "--out", tmp_path / f"run{attempt}")
+        assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+        summary = json.loads((tmp_path / f"run{attempt}" / "summary.json").read_text())
+        assert summary["stop_reason"] == "queries" and summary["queries"] == 600, summary["stop_reason"]
+        assert summary["outcomes"]["ok"] > 200 and not summary["findings"], summary["outcomes"]
+        assert summary["reach"]["categories"]["functions"]["reached"], summary["reach"]
+    # the same seed gives the same statements
+    logs = []
+    for out in ("a", "b"):
+        r = gauntlet.run(Corpus.load(tmp_path / "corpus.json").grammar(), threads=1, queries=30, duration=0,
+                         data="none", seed=7, statement_log=True, out=tmp_path / out)
+        logs.append([json.loads(x)["sql"] for x in (r.out / "statements-1.jsonl").read_text().splitlines()])
+    assert logs[0] == logs[1] and len(set(logs[0])) > 10
+
+
+def test_a_corpus_that_is_not_there_is_an_error_naming_it(tmp_path):
+    p = _gauntlet("run", "--corpus", tmp_path / "no.json", "--out", tmp_path / "r")
+    assert p.returncode == 2 and "no.json: no such file" in p.stderr, p.stderr
+    p = _gauntlet("corpus", "build", "--suite", tmp_path / "none")
+    assert p.returncode == 2 and "none: no such folder" in p.stderr, p.stderr

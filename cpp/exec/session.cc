@@ -1,5 +1,7 @@
 #include "exec/session.h"
 
+#include "sql/temporary_tables.h"
+
 #include <chrono>
 
 #include "exec/clock.h"
@@ -25,6 +27,7 @@ bool Session::Open(size_t t, Outcome* error) {
     }
   }
   ids_[t] = fresh->id();
+  if (t == 0) temporary_tables_.clear();  // they went with the old connection
   std::lock_guard<std::mutex> lock(mu_);
   connections_[t] = std::move(fresh);
   return true;
@@ -73,7 +76,13 @@ Outcome Session::Run(size_t t, Connection& c, std::string_view sql, ResultSet* r
 }
 
 Outcome Session::Execute(size_t t, std::string_view sql, ResultSet* rows, double limit) {
-  return Run(t, *connections_[t], sql, rows, limit);
+  Outcome o = Run(t, *connections_[t], sql, rows, limit);
+  if (t == 0 && o.ok()) {
+    TemporaryTableChange change = TemporaryTables(sql);
+    for (const std::string& name : change.dropped) temporary_tables_.erase(name);
+    for (std::string& name : change.created) temporary_tables_.insert(std::move(name));
+  }
+  return o;
 }
 
 bool Session::InTransaction(size_t t) const { return connections_[t] && connections_[t]->InTransaction(); }

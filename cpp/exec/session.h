@@ -12,6 +12,8 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -40,6 +42,9 @@ class Session {
   Outcome ExecuteSide(size_t t, std::string_view sql, ResultSet* rows = nullptr, double limit = 0);
   // True when target t's session is inside an explicit transaction.
   bool InTransaction(size_t t) const;
+  // The temporary tables the workload made in this session (by the first target's successful
+  // statements; a new connection has none): no other connection sees them. Its own thread only.
+  const std::set<std::string>& temporary_tables() const { return temporary_tables_; }
 
   // For the watchdog (any thread).
   uint64_t connection_id(size_t t) const { return ids_[t]; }
@@ -81,6 +86,7 @@ class Session {
   std::atomic<int64_t> busy_deadline_{0};
   std::atomic<int64_t> last_finished_{0};
   int64_t last_started_ = 0;
+  std::set<std::string> temporary_tables_;
 };
 
 }  // namespace gauntlet

@@ -343,6 +343,14 @@ const std::vector<std::pair<std::string, TransformOracle::Kind>>& TransformOracl
 namespace {
 // Statements that give a second connection the settings a view's definition
 // depends on in `o`'s session; false when they cannot be read.
+bool ReadsTemporaryTable(const SqlShape& s, const Session& session) {
+  const std::set<std::string>& temporary = session.temporary_tables();
+  if (temporary.empty()) return false;
+  for (const SqlToken& t : s.tokens())
+    if (IsName(t) && temporary.count(s.Name(t))) return true;
+  return false;
+}
+
 bool ViewContext(const Observation& o, std::vector<std::string>* out) {
   ResultSet r;
   if (!o.session.Execute(0, "SELECT @@sql_mode, @@character_set_client, @@collation_connection", &r).ok() ||
@@ -403,6 +411,11 @@ std::optional<FollowUp> TransformOracle::Plan(const SqlShape& s, const Observati
       // The view's DROP would wait for the transaction that read it: ours.
       if (o.session.InTransaction(0)) {
         *instead = Verdict::Skipped("inside a transaction");
+        return std::nullopt;
+      }
+      // The view is made on another connection, which reads the base table of that name.
+      if (ReadsTemporaryTable(s, o.session)) {
+        *instead = Verdict::Skipped("reads a temporary table of its session");
         return std::nullopt;
       }
       f.what = std::string("the query as a ") + (kind_ == kView ? "MERGE" : "TEMPTABLE") + " view";

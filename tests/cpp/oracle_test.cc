@@ -14,6 +14,7 @@
 #include "oracle/error_log.h"
 #include "oracle/result_compare.h"
 #include "sql/sql_shape.h"
+#include "sql/temporary_tables.h"
 #include "oracle/transforms.h"
 #include "oracle/volatile_values.h"
 
@@ -537,6 +538,16 @@ TEST(ErrorLog, ALineThatEchoesAStatementsErrorIsNoFindingAndOneNoneExplainsIs) {
   const std::vector<Finding> found = oracle.Finish();
   ASSERT_EQ(found.size(), 2u);
   EXPECT_NE(found[0].signature.find("is full"), std::string::npos);
+}
+
+TEST(TemporaryTables, WhatAStatementCreatesAndDrops) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(TemporaryTables("CREATE OR REPLACE TEMPORARY TABLE SURFACE_T1 (a INT)").created, V{"SURFACE_T1"});
+  EXPECT_EQ(TemporaryTables("create temporary table if not exists `db`.`t 2` like t1").created, V{"t 2"});
+  EXPECT_TRUE(TemporaryTables("CREATE TABLE t1 (a INT)").created.empty());
+  EXPECT_EQ(TemporaryTables("DROP TEMPORARY TABLE IF EXISTS t1, test.t2").dropped, (V{"t1", "t2"}));
+  EXPECT_EQ(TemporaryTables("DROP TABLE t3").dropped, V{"t3"});
+  EXPECT_TRUE(TemporaryTables("SELECT * FROM t1").dropped.empty());
 }
 
 TEST(FindingLog, OnePerSignatureKnownBugsMarked) {

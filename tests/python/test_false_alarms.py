@@ -101,6 +101,23 @@ def test_writes_through_set_statement_are_writes_other_sessions_see(tmp_path):
     assert checked > 300 and waited > 0, s["oracles"]
 
 
+def test_a_temporary_table_of_the_grammars_own_is_no_wrong_result_through_a_view(tmp_path):
+    """A view is made on a second connection, which reads the base table the session's temporary table
+    hides (the surface grammar's CREATE TEMPORARY TABLE met it): such a query is skipped, saying why."""
+    g = gauntlet.Grammar.from_string(
+        "query_init: CREATE TABLE tt (a INT) ; INSERT INTO tt VALUES (1), (2) ; CREATE TEMPORARY TABLE tt (a INT) ;"
+        " INSERT INTO tt VALUES (5) ;\n"
+        "query: SELECT a FROM tt | SELECT a, COUNT(*) FROM tt GROUP BY a ;\n")
+    r = gauntlet.run(g, threads=1, queries=60, duration=0, data="none", out=tmp_path / "run",
+                     oracles=["transforms"])
+    assert not r.findings, r.table()
+    oracles = r.summary()["oracles"]
+    for view in ("transform:view", "transform:view_temptable"):  # the transforms take turns
+        skipped = oracles[view]["skipped_by_reason"]
+        assert skipped == {"reads a temporary table of its session": oracles[view]["checked"]} and skipped, oracles
+    assert oracles["transform:derived"]["passed"] > 0, oracles
+
+
 def test_ddl_affected_rows_are_no_divergence(tmp_path):
     # ALTER TABLE ... ADD KEY: InnoDB builds the index in place (0 rows), MyISAM copies the table (every row).
     g = gauntlet.Grammar.from_string(

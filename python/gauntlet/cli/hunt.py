@@ -23,6 +23,9 @@ def add_hunt(sub) -> None:
     h.add_argument("--grammar", action="append", default=[], metavar="G.yy",
                    help="a grammar for the feature under test (repeatable): every other round runs one")
     h.add_argument("--no-stock", action="store_true", help="only the --grammar files, no stock hunting grammars")
+    h.add_argument("--corpus", default="default", metavar="FILE",
+                   help="the corpus of the stock rotation's corpus round (gauntlet corpus build): a file, 'default' "
+                        "(the installed suite's, built once) or 'none'")
     h.add_argument("--server", default="default",
                    help="'default' (Debian's mariadbd), a server binary or a folder holding an unpacked server")
     h.add_argument("--target", action="append", type=parse_target_flag, metavar="NAME[=SERVER][,OPTION=VALUE...]",
@@ -57,7 +60,8 @@ def _hunt(args: argparse.Namespace) -> int:
     result = hunt(args.out, duration=args.duration, grammars=args.grammar, server=args.server, options=args.options,
                   known_bugs=known, seed=args.seed, threads=args.threads, round_seconds=args.round_seconds,
                   rounds=args.rounds, reduce_share=args.reduce_share, oracles=args.oracle,
-                  with_stock=not args.no_stock, targets=args.target, shard=args.shard, dask=args.dask, progress=True)
+                  with_stock=not args.no_stock, targets=args.target, shard=args.shard, dask=args.dask, progress=True,
+                  corpus=None if args.corpus == "none" else args.corpus)
     print(result.text())
     print(f"results: {result.folder} (hunt.json, root_causes.json, rounds/)")
     write_reports(args, args.out)  # the folder as the user named it

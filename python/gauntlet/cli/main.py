@@ -19,7 +19,6 @@ import time
 
 from .. import _core
 from .._core import GauntletError, InvalidInput
-from ..corpus import Corpus, build
 from ..grammar import Grammar, Schema, load_data_spec
 from ..reduction import REDUCIBLE
 from ..runs import Stopped, templates
@@ -137,7 +136,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.corpus:
         if settings["grammar"]:
             raise InvalidInput("--corpus: its statements are the workload; leave out --grammar")
-        settings["grammar"] = (build() if args.corpus == "default" else Corpus.load(args.corpus)).grammar()
+        settings["grammar"] = f"corpus:{args.corpus}"
     if not settings["grammar"]:
         raise InvalidInput("--grammar is required (or 'grammar' in the config file, or --corpus)")
     try:

@@ -12,6 +12,7 @@ import os
 import pathlib
 import re
 import subprocess
+import tempfile
 from typing import Dict, List, Optional, Union
 
 from .. import _core
@@ -151,10 +152,16 @@ def build(suite: Union[str, os.PathLike] = SUITE, out: Union[None, str, os.PathL
             kept.append(CorpusStatement(s.sql, s.may_fail, name, s.line))
     corpus = Corpus(str(suite), version, tests, left_out, kept, path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(corpus.to_json()) + "\n")
-    os.replace(tmp, path)
+    # Another process may build the same corpus meanwhile: each writes its own file, then renames it.
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as tmp:
+        tmp.write(json.dumps(corpus.to_json()) + "\n")
+    os.replace(tmp.name, path)
     return corpus
+
+
+def corpus_grammar(name: str):
+    """The grammar of corpus ``name``: a corpus file, or "default" (the installed suite's, built once)."""
+    return (build() if name == "default" else Corpus.load(name)).grammar()
 
 
 def default_path(version: str) -> pathlib.Path:

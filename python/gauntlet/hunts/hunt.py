@@ -25,6 +25,7 @@ from typing import Optional, Sequence, Union
 from .. import _core, stock
 from ..arguments import capped_duration, number_argument, path_argument, shard_argument, writable_folder
 from ..combi import OptionSpace, dask_client
+from ..corpus import SUITE
 from ..formats import read_json, stamped
 from ..reduction import REDUCIBLE, Reduction
 from ..results import load_catalogue, server_lines, servers_of, triage
@@ -239,7 +240,8 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
          known_bugs: Union[None, str, os.PathLike] = "default", seed: int = 1, threads: Optional[int] = None,
          round_seconds: Optional[float] = None, rounds: Optional[int] = None, reduce_share: float = 0.25,
          oracles: str = ORACLES, with_stock: bool = True, targets: Optional[Sequence[dict]] = None,
-         shard: Union[None, str, tuple] = None, dask=None, progress: bool = False) -> HuntResult:
+         shard: Union[None, str, tuple] = None, dask=None, progress: bool = False,
+         corpus: Optional[str] = "default") -> HuntResult:
     """Hunts for ``duration`` seconds (or "30m") and returns the HuntResult (OUT/hunt.json).
 
     ``grammars``: the user's grammars for the feature under test, run every other round between the
@@ -255,7 +257,10 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     Ith of N CI jobs hunting together: it runs rounds I, I + N, I + 2N ... of the one hunt they share
     (their seeds, grammars and option rows), and ``triage`` over the jobs' folders gives one list;
     ``dask``: a Dask scheduler's address (or a ``distributed.Client``) whose workers run the rounds, one
-    each at a time, every worker with its own servers; their round folders come back into OUT."""
+    each at a time, every worker with its own servers; their round folders come back into OUT.
+    ``corpus``: the stock rotation's corpus round (the server's own test suite's statements at random,
+    in four sessions, on an empty database): a corpus file, "default" (the installed suite's, when
+    there is one) or None for no corpus round."""
     total = capped_duration("duration", parse_duration(duration))
     out = writable_folder("out", out).resolve()  # root_causes.json names findings by absolute path
     seed = int(number_argument("seed", seed, whole=True))
@@ -288,10 +293,13 @@ def hunt(out: Union[str, os.PathLike], *, duration: Union[float, str], grammars:
     pool = hunt_grammars(grammars, threads, with_stock)
     _clear(out)
     surface = _surface_grammar(out, server, threads) if with_stock else None
-    if surface is not None:  # where the seed's turn of the stock grammars starts: a hunt of any length reaches it
+    # Where the seed's turn of the stock grammars starts: the surface round, then the corpus round; a hunt
+    # of any length reaches them.
+    first = [g for g in (surface, _corpus_round(corpus) if with_stock else None) if g is not None]
+    if first:
         theirs = [g for g in pool if not g.user]
-        at = (seed - 1) % (len(theirs) + 1)
-        pool = [g for g in pool if g.user] + theirs[:at] + [surface] + theirs[at:]
+        at = (seed - 1) % (len(theirs) + len(first))
+        pool = [g for g in pool if g.user] + theirs[:at] + first + theirs[at:]
     # The catalogue's own reproducers, shown with the known causes they stand for.
     known_tests = ({b.name: str(b.reproducer) for b in load_catalogue(known_bugs).bugs}
                    if known_bugs and known_bugs.endswith(".toml") else {})
@@ -367,6 +375,18 @@ def _surface_grammar(out: pathlib.Path, server: str, threads: Optional[int]) -> 
     write_atomically(path, surface_grammar(surface))
     Grammar.from_file(str(path))  # a grammar we wrote that does not parse is our bug: said now
     return HuntGrammar(str(path), "surface", False, threads or 2, 10.0, path.read_text())
+
+
+def _corpus_round(corpus: Optional[str]) -> Optional[HuntGrammar]:
+    """The corpus round's grammar: ``corpus`` (a file, or "default" when the suite is installed) as run() takes
+    it; None without one. Four sessions, as pquery runs a corpus, and five seconds for a statement."""
+    if corpus is None or (corpus == "default" and not SUITE.is_dir()):
+        return None
+    if corpus != "default":
+        corpus = os.path.abspath(path_argument("corpus", corpus))
+        if not os.path.isfile(corpus):
+            raise _core.InvalidInput(f"corpus: {corpus}: no such file (gauntlet corpus build makes one)")
+    return HuntGrammar(f"corpus:{corpus}", "corpus", False, 4, 5.0)
 
 
 def _clear(out: pathlib.Path) -> None:

@@ -97,7 +97,9 @@ def run_round(out: pathlib.Path, spec: RoundSpec, status: Callable[[str], None] 
         status(f"round {n + 1}: {g.name}.yy" + (f", {second['statements']:,} statements/s" if second else ""))
         return False
 
-    result = run(g.path, data=f"random:{s}", seed=s, threads=g.threads, statement_timeout=g.statement_timeout,
+    # A corpus brings its own tables, as its tests create them: an empty database.
+    data = "none" if g.path.startswith("corpus:") else f"random:{s}"
+    result = run(g.path, data=data, seed=s, threads=g.threads, statement_timeout=g.statement_timeout,
                  hang_timeout=30, duration=spec.seconds, out=folder, overwrite=True, keep_going=True,
                  statement_log=True, oracles=spec.oracles, known_bugs=spec.known_bugs, server=spec.server,
                  targets=spec.targets, mysqld=row_mysqld(spec.row) if spec.row else None, progress=tick)
@@ -132,7 +134,7 @@ def run_round_packed(spec: RoundSpec) -> Tuple[dict, str, bytes]:
         work = pathlib.Path(work)
         g = spec.grammar
         path = stock.resolve(g.path)
-        if not os.path.isfile(path):  # the user's grammar, from a machine that has the file
+        if not path.startswith("corpus:") and not os.path.isfile(path):  # the user's grammar, from its machine
             path = str(work / f"{g.name}.yy")
             pathlib.Path(path).write_text(g.text)
         known = stock.resolve(spec.known_bugs) if spec.known_bugs else None

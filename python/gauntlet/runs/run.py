@@ -14,6 +14,7 @@ from typing import Callable, Optional, Sequence, Tuple, Union
 
 from .. import _core
 from ..arguments import capped_duration, flag_argument, number_argument, path_argument, shard_argument
+from ..corpus import corpus_grammar
 from ..grammar import Grammar, Schema
 from ..oracles import Oracle
 from ..results import RunResult, timeline_frame
@@ -118,6 +119,9 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     for name, value in (("statement_log", statement_log), ("keep_server", keep_server), ("overwrite", overwrite),
                         ("data_template", data_template), ("keep_going", keep_going), ("trusted_perl", trusted_perl)):
         flag_argument(name, value)
+    corpus = grammar if isinstance(grammar, str) and grammar.startswith("corpus:") else None
+    if corpus:  # a corpus's statements at random: "corpus:FILE" or "corpus:default"
+        grammar = corpus_grammar(corpus[len("corpus:"):])
     if not isinstance(grammar, Grammar):
         grammar = path_argument("grammar (a path or a Grammar)", grammar)
     if not isinstance(data, Schema):
@@ -154,7 +158,7 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
     checks = oracle_names(oracles, chosen)
     check_kept_oracles(g._g, checks)
     known = known_bugs_of(known_bugs)
-    record = {"grammar": os.fspath(grammar) if not isinstance(grammar, Grammar) else None,
+    record = {"grammar": corpus or (os.fspath(grammar) if not isinstance(grammar, Grammar) else None),
               "redefine": [os.fspath(r) for r in redefine],
               "grammar_sources": [{"source": name, "sha256": hashlib.sha256(g._g.source_text(name)).hexdigest()}
                                   for name in g._g.sources],

@@ -32,7 +32,8 @@ class ErrorLogOracle : public Oracle {
   };
   static std::vector<std::string> DefaultPatterns();
   // Lines that match a pattern but tell of a statement's ordinary error, not
-  // the server's: a deadlock, lock wait timeout or sort out of memory the server also logged.
+  // the server's: a deadlock or lock wait timeout the server also logged, InnoDB's
+  // reason for a row size it refused.
   static std::vector<std::string> DefaultIgnore();
   // Throws InvalidInput naming a pattern that is no regular expression.
   ErrorLogOracle(std::vector<Log> logs, const std::vector<std::string>& patterns = DefaultPatterns(),

@@ -9,6 +9,7 @@ import sys
 
 import gauntlet
 from gauntlet.corpus import SUITE, Corpus, build, statements, unsafe
+from gauntlet.corpus.corpus import EDGE_VALUES, mutated
 
 from conftest import REPO
 
@@ -64,6 +65,16 @@ def test_what_a_hunt_may_not_run_on_its_own_server_is_left_out_saying_why():
     for sql in ("SELECT 1", "ALTER SEQUENCE s RESTART", "DROP DATABASE mysqltest", "SET SESSION sql_mode = ''",
                 "SELECT JSON_EXTRACT(j, '$.a') FROM t"):
         assert unsafe(sql) == "", sql
+
+
+def test_a_mutation_swaps_one_literal_for_an_edge_value_by_recorded_draws():
+    draws = iter([1, EDGE_VALUES.index("''")])
+    assert mutated("SELECT a1 FROM t1 WHERE b = 'x''y' AND c > 10.5", lambda n: next(draws)) == \
+        "SELECT a1 FROM t1 WHERE b = 'x''y' AND c > ''"
+    draws = iter([0, EDGE_VALUES.index("-9223372036854775808")])
+    assert mutated("INSERT INTO t2 VALUES (1, 'it''s')", lambda n: next(draws)) == \
+        "INSERT INTO t2 VALUES (-9223372036854775808, 'it''s')"
+    assert mutated("SELECT t1.c2, @v1 FROM t1", lambda n: 0) == "SELECT t1.c2, @v1 FROM t1"  # names stay
 
 
 def _suite(tmp_path):

@@ -79,23 +79,50 @@ class Corpus:
         return cls(j["suite"], j["version"], j["tests"], j["left_out"],
                    [CorpusStatement(**s) for s in j["statements"]], path)
 
-    def grammar(self):
+    def grammar(self, mutate: float = 0.25):
         """A grammar whose every query is one of the corpus's statements, drawn at random (a recorded
-        draw: the same seed gives the same statements, and a run's statement log replays them)."""
+        draw: the same seed gives the same statements, and a run's statement log replays them); a
+        ``mutate`` share of them with one literal swapped for an edge value (mutated())."""
         texts = [s.sql for s in self.statements]
         if not texts:
             raise _core.InvalidInput(f"corpus: {self.path or self.suite}: no statements")
+        per_mille = int(mutate * 1000)
+
+        def statement(ctx) -> str:
+            sql = texts[ctx.below(len(texts))]
+            return mutated(sql, ctx.below) if ctx.below(1000) < per_mille else sql
+
         # Other sessions' locks end a statement in seconds: a suite's statement that waits a lock out
         # for the server's default (a day, or 50 s for a row) would stall the sessions behind it.
         return Grammar.from_string("query_init: SET SESSION lock_wait_timeout = 5 ; "
                                    "SET SESSION innodb_lock_wait_timeout = 2 ;\n"
                                    "query: corpus_statement ;\n",
-                                   rules={"corpus_statement": lambda ctx: texts[ctx.below(len(texts))]})
+                                   rules={"corpus_statement": statement})
 
     def __repr__(self) -> str:
         left = sum(self.left_out.values())
         return (f"Corpus({self.suite} {self.version}: {len(self.statements)} statements of {self.tests} tests, "
                 f"{left} left out)")
+
+
+# Edge values a literal is swapped for: integer and floating-point limits, empty and odd strings, temporal
+# and JSON edges, NULL.
+EDGE_VALUES = ["0", "-1", "1", "255", "65536", "2147483647", "-2147483648", "4294967295", "9223372036854775807",
+               "-9223372036854775808", "18446744073709551615", "1e308", "-1e-308", "0.000001", "99999999999999999999.9999",
+               "NULL", "''", "' '", "'0'", "'\\0'", "'a%_'", "'\u00e4\u00f6\u00fc\u20ac'", "'0000-00-00 00:00:00'",
+               "'9999-12-31 23:59:59.999999'", "'2038-01-19 03:14:07'", "'-838:59:59'", "'[1, {\"a\": null}]'",
+               "'$.a[*]'", "X''", "X'FF00'"]
+_LITERAL = re.compile(r"'(?:[^'\\]|\\.|'')*'|(?<![\w.$@])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def mutated(sql: str, below) -> str:
+    """``sql`` with one of its literals (a number or a string) swapped for an edge value; ``below(n)``
+    draws the choices (0 <= draw < n). Unchanged when it has none."""
+    found = list(_LITERAL.finditer(sql))
+    if not found:
+        return sql
+    m = found[below(len(found))]
+    return sql[:m.start()] + EDGE_VALUES[below(len(EDGE_VALUES))] + sql[m.end():]
 
 
 def unsafe(sql: str) -> str:

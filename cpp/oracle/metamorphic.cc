@@ -353,13 +353,17 @@ bool ReadsTemporaryTable(const SqlShape& s, const Session& session) {
 
 bool ViewContext(const Observation& o, std::vector<std::string>* out) {
   ResultSet r;
-  if (!o.session.Execute(0, "SELECT @@sql_mode, @@character_set_client, @@collation_connection", &r).ok() ||
-      r.rows.size() != 1 || r.rows[0].size() != 3 || !r.rows[0][1] || !r.rows[0][2])
+  if (!o.session.Execute(0, "SELECT @@sql_mode, @@character_set_client, @@collation_connection, DATABASE()", &r)
+           .ok() ||
+      r.rows.size() != 1 || r.rows[0].size() != 4 || !r.rows[0][1] || !r.rows[0][2] || !r.rows[0][3])
     return false;
   const auto& row = r.rows[0];
+  // The session's database too: a USE since it connected makes its `t1` another table.
+  std::string database = "`";
+  for (char c : *row[3]) database += c == '`' ? std::string("``") : std::string(1, c);
   *out = {"SET SESSION sql_mode = " + SqlString(row[0].value_or("")),
           "SET SESSION character_set_client = " + SqlString(*row[1]),
-          "SET SESSION collation_connection = " + SqlString(*row[2])};
+          "SET SESSION collation_connection = " + SqlString(*row[2]), "USE " + database + "`"};
   return true;
 }
 
@@ -424,7 +428,7 @@ std::optional<FollowUp> TransformOracle::Plan(const SqlShape& s, const Observati
       // and collation a view keeps as its creation context ('A' = 'a' under
       // utf8mb4_bin is not the same view under the default collation).
       if (!ViewContext(o, &f.side_setup)) {
-        *instead = Verdict::Skipped("the session's sql_mode and collation could not be read");
+        *instead = Verdict::Skipped("the session's sql_mode, collation and database could not be read");
         return std::nullopt;
       }
       f.side_setup.push_back("CREATE OR REPLACE ALGORITHM=" + std::string(kind_ == kView ? "MERGE" : "TEMPTABLE") +

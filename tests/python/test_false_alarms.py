@@ -118,6 +118,20 @@ def test_a_temporary_table_of_the_grammars_own_is_no_wrong_result_through_a_view
     assert oracles["transform:derived"]["passed"] > 0, oracles
 
 
+def test_a_session_that_changed_its_database_is_no_wrong_result_through_a_view(tmp_path):
+    """The view's second connection reads the session's database as it is now (a USE of the suite's tests
+    met it in a corpus round: its view read test.t1, the session other.t1)."""
+    g = gauntlet.Grammar.from_string(
+        "query_init: CREATE DATABASE IF NOT EXISTS other ; CREATE TABLE other.tt (a INT, b INT) ;"
+        " INSERT INTO other.tt VALUES (1, 2) ; CREATE TABLE test.tt (a INT) ; USE other ;\n"
+        "query: SELECT * FROM tt | SELECT a FROM tt WHERE b > 0 ;\n")
+    r = gauntlet.run(g, threads=1, queries=60, duration=0, data="none", out=tmp_path / "run",
+                     oracles=["transforms"])
+    assert not r.findings, r.table()
+    oracles = r.summary()["oracles"]
+    assert oracles["transform:view"]["passed"] > 0 and oracles["transform:view_temptable"]["passed"] > 0, oracles
+
+
 def test_ddl_affected_rows_are_no_divergence(tmp_path):
     # ALTER TABLE ... ADD KEY: InnoDB builds the index in place (0 rows), MyISAM copies the table (every row).
     g = gauntlet.Grammar.from_string(

@@ -92,10 +92,10 @@ class Corpus:
             sql = texts[ctx.below(len(texts))]
             return mutated(sql, ctx.below) if ctx.below(1000) < per_mille else sql
 
-        # Other sessions' locks end a statement in seconds: a suite's statement that waits a lock out
+        # Another session's lock ends a statement in a second: a suite's statement that waits a lock out
         # for the server's default (a day, or 50 s for a row) would stall the sessions behind it.
-        return Grammar.from_string("query_init: SET SESSION lock_wait_timeout = 5 ; "
-                                   "SET SESSION innodb_lock_wait_timeout = 2 ;\n"
+        return Grammar.from_string("query_init: SET SESSION LOCK_WAIT_TIMEOUT = 1 ; "
+                                   "SET SESSION INNODB_LOCK_WAIT_TIMEOUT = 1 ;\n"
                                    "query: corpus_statement ;\n",
                                    rules={"corpus_statement": statement})
 

@@ -379,14 +379,15 @@ def _surface_grammar(out: pathlib.Path, server: str, threads: Optional[int]) -> 
 
 def _corpus_round(corpus: Optional[str]) -> Optional[HuntGrammar]:
     """The corpus round's grammar: ``corpus`` (a file, or "default" when the suite is installed) as run() takes
-    it; None without one. Four sessions, as pquery runs a corpus, and five seconds for a statement."""
+    it; None without one. Four sessions, as pquery runs a corpus, and three seconds for a statement (the
+    suite's loops run until killed)."""
     if corpus is None or (corpus == "default" and not SUITE.is_dir()):
         return None
     if corpus != "default":
         corpus = os.path.abspath(path_argument("corpus", corpus))
         if not os.path.isfile(corpus):
             raise _core.InvalidInput(f"corpus: {corpus}: no such file (gauntlet corpus build makes one)")
-    return HuntGrammar(f"corpus:{corpus}", "corpus", False, 4, 5.0)
+    return HuntGrammar(f"corpus:{corpus}", "corpus", False, 4, 3.0)
 
 
 def _clear(out: pathlib.Path) -> None:

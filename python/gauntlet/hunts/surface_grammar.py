@@ -255,11 +255,16 @@ def _variable_rule(name: str, spec: dict) -> Optional[str]:
 
 def surface_grammar(surface: Surface) -> str:
     """The grammar's text for ``surface`` (read with details: ``read_surface(conn, details=True)``)."""
-    functions = [f for f in surface.names("functions") if f not in _WAITING]
+    # SQL_FUNCTIONS, and the functions the manual's pages call NAME(...) besides (ST_ and other
+    # functions the server resolves by name rather than in its parser)
+    named = [t for c in surface.help.values() for t in c
+             if re.fullmatch(r"[A-Z][A-Z0-9_]*", t) and re.match(rf"{t}\s*\(", surface.syntax.get(t, ""))]
+    functions = [f for f in dict.fromkeys(surface.names("functions") + named) if f not in _WAITING]
     types = surface.names("data types")
     engines = [e for e in surface.names("engines") if e != "PERFORMANCE_SCHEMA"]
     variables = {n: s for n, s in sorted(surface.variables.items()) if not _UNSETTABLE.match(n)}
-    statements = [t for c in ("Data Definition", "Data Manipulation", "Administration", "Transactions", "Contents")
+    statements = [t for c in ("Data Definition", "Data Manipulation", "Administration", "Transactions", "Contents",
+                              "Plugins")
                   for t in surface.help.get(c, []) if t in surface.syntax and not _UNSAFE_STATEMENT.match(t)]
     setting_rules = [r for r in (_variable_rule(n, s) for n, s in variables.items()) if r]
     statement_placeholder = _placeholder(_STATEMENT_PLACEHOLDERS, "value")

@@ -101,17 +101,21 @@ def test_writes_through_set_statement_are_writes_other_sessions_see(tmp_path):
     assert checked > 300 and waited > 0, s["oracles"]
 
 
-def test_a_temporary_table_of_the_grammars_own_is_no_wrong_result_through_a_view(tmp_path):
-    """A view is made on a second connection, which reads the base table the session's temporary table
-    hides (the surface grammar's CREATE TEMPORARY TABLE met it): such a query is skipped, saying why."""
-    g = gauntlet.Grammar.from_string(
-        "query_init: CREATE TABLE tt (a INT) ; INSERT INTO tt VALUES (1), (2) ; CREATE TEMPORARY TABLE tt (a INT) ;"
-        " INSERT INTO tt VALUES (5) ;\n"
-        "query: SELECT a FROM tt | SELECT a, COUNT(*) FROM tt GROUP BY a ;\n")
+def _through_views(tmp_path, init: str, queries: str) -> dict:
+    """The transforms' counts of a one-session run of ``queries`` after ``init``; no finding."""
+    g = gauntlet.Grammar.from_string(f"query_init: {init} ;\nquery: {queries} ;\n")
     r = gauntlet.run(g, threads=1, queries=60, duration=0, data="none", out=tmp_path / "run",
                      oracles=["transforms"])
     assert not r.findings, r.table()
-    oracles = r.summary()["oracles"]
+    return r.summary()["oracles"]
+
+
+def test_a_temporary_table_of_the_grammars_own_is_no_wrong_result_through_a_view(tmp_path):
+    """A view is made on a second connection, which reads the base table the session's temporary table
+    hides (the surface grammar's CREATE TEMPORARY TABLE met it): such a query is skipped, saying why."""
+    oracles = _through_views(tmp_path, "CREATE TABLE tt (a INT) ; INSERT INTO tt VALUES (1), (2) ; "
+                                       "CREATE TEMPORARY TABLE tt (a INT) ; INSERT INTO tt VALUES (5)",
+                             "SELECT a FROM tt | SELECT a, COUNT(*) FROM tt GROUP BY a")
     for view in ("transform:view", "transform:view_temptable"):  # the transforms take turns
         skipped = oracles[view]["skipped_by_reason"]
         assert skipped == {"reads a temporary table of its session": oracles[view]["checked"]} and skipped, oracles
@@ -121,14 +125,9 @@ def test_a_temporary_table_of_the_grammars_own_is_no_wrong_result_through_a_view
 def test_a_session_that_changed_its_database_is_no_wrong_result_through_a_view(tmp_path):
     """The view's second connection reads the session's database as it is now (a USE of the suite's tests
     met it in a corpus round: its view read test.t1, the session other.t1)."""
-    g = gauntlet.Grammar.from_string(
-        "query_init: CREATE DATABASE IF NOT EXISTS other ; CREATE TABLE other.tt (a INT, b INT) ;"
-        " INSERT INTO other.tt VALUES (1, 2) ; CREATE TABLE test.tt (a INT) ; USE other ;\n"
-        "query: SELECT * FROM tt | SELECT a FROM tt WHERE b > 0 ;\n")
-    r = gauntlet.run(g, threads=1, queries=60, duration=0, data="none", out=tmp_path / "run",
-                     oracles=["transforms"])
-    assert not r.findings, r.table()
-    oracles = r.summary()["oracles"]
+    oracles = _through_views(tmp_path, "CREATE DATABASE IF NOT EXISTS other ; CREATE TABLE other.tt (a INT, b INT) ; "
+                                       "INSERT INTO other.tt VALUES (1, 2) ; CREATE TABLE test.tt (a INT) ; USE other",
+                             "SELECT * FROM tt | SELECT a FROM tt WHERE b > 0")
     assert oracles["transform:view"]["passed"] > 0 and oracles["transform:view_temptable"]["passed"] > 0, oracles
 
 

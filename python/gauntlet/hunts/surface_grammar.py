@@ -80,7 +80,8 @@ _KIND_SQL = {
     "PERIOD FOR SYSTEM_TIME": "CREATE OR REPLACE TABLE surface_table ( PK INT NOT NULL PRIMARY KEY , C1 INT , "
                               "RS TIMESTAMP(6) AS ROW START , RE TIMESTAMP(6) AS ROW END , "
                               "PERIOD FOR SYSTEM_TIME ( RS , RE ) ) WITH SYSTEM VERSIONING",
-    "ROW_FORMAT = COMPACT": "table_head ROW_FORMAT = COMPACT", "ROW_FORMAT = REDUNDANT": "table_head ROW_FORMAT = REDUNDANT",
+    "ROW_FORMAT = COMPACT": "table_head ROW_FORMAT = COMPACT",
+    "ROW_FORMAT = REDUNDANT": "table_head ROW_FORMAT = REDUNDANT",
     "ROW_FORMAT = DYNAMIC": "table_head ROW_FORMAT = DYNAMIC",
     "ROW_FORMAT = COMPRESSED": "table_head ROW_FORMAT = COMPRESSED",
     "ROW_FORMAT = FIXED": "table_head ROW_FORMAT = FIXED", "ROW_FORMAT = PAGE": "table_head ROW_FORMAT = PAGE",
@@ -318,7 +319,8 @@ def surface_grammar(surface: Surface) -> str:
         _rule("surface_table", ["SURFACE_T1", "SURFACE_T2", "SURFACE_T3"]),
         _rule("surface_view", ["SURFACE_V1", "SURFACE_V2"]),
         _rule("surface_sequence", ["SURFACE_S1", "SURFACE_S2"]),
-        _rule("table_work", ["create_table ==FACTOR:2==", "table_kind", "INSERT IGNORE INTO surface_table ( PK , C1 , C2 ) "
+        _rule("table_work", ["table_head ==FACTOR:2==", "table_kind",
+                             "INSERT IGNORE INTO surface_table ( PK , C1 , C2 ) "
                              "VALUES ( tiny , value , value ) , ( _digit , value , value )",
                              "REPLACE INTO surface_table ( PK , C1 ) SELECT PK + 1 , C2 FROM surface_table",
                              "SELECT * FROM surface_table WHERE predicate ORDER BY C1 , C2",
@@ -326,7 +328,6 @@ def surface_grammar(surface: Surface) -> str:
                              "ALTER TABLE surface_table MODIFY C2 column", "ALTER TABLE surface_table ADD KEY ( C1 )",
                              "ALTER TABLE surface_table ENGINE = engine", "DELETE FROM surface_table WHERE predicate",
                              "DROP TABLE IF EXISTS surface_table"]),
-        _rule("create_table", ["table_head"]),
         _rule("table_head", ["CREATE OR REPLACE TABLE surface_table ( columns ) table_options"]),
         _rule("columns", ["PK INT NOT NULL PRIMARY KEY , C1 column , C2 column",
                           "PK INT NOT NULL PRIMARY KEY , C1 column , C2 column , KEY ( C1 ) , KEY ( C2 , C1 )",

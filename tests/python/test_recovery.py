@@ -56,14 +56,16 @@ def test_the_command_line_as_the_guide_shows_it(tmp_path):
 
 @pytest.mark.slow
 def test_no_lost_commit_over_twenty_kills_with_the_log_flushed_at_commit(tmp_path):
-    kills = 0
-    for attempt in range(2):
+    # Twenty kills, over as many 30-s runs as that takes on this machine's load (two when idle; at most four).
+    kills = attempt = 0
+    while kills < 20 and attempt < 4:
         r = gauntlet.run(GRAMMAR, data="random", seed=attempt + 1, oracles="recovery", crash_every=2, duration=30,
                          known_bugs="known-bugs/mariadb-10.11.toml", out=tmp_path / f"out{attempt}")
         assert [f for f in r.findings if not f.get("known")] == [], r.table()
         rec = r.summary()["recovery"]
         assert rec["recoveries"] == rec["kills"] + rec.get("crashes", 0) and rec["commits_checked"] > 1000
         kills += rec["kills"]
+        attempt += 1
     assert kills >= 20, kills
 
 

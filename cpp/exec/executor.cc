@@ -178,12 +178,16 @@ SecondStats Executor::CloseSecond(double t, bool whole) {
   return s;
 }
 
-void Executor::KillQuery(const Session::Busy& busy) {
+void Executor::KillStatement(const Session::Busy& busy) {
   Outcome error;
   ConnectionParams p = targets_[busy.target].connection;
   p.connect_timeout = 2;
   p.read_timeout = 5;
-  if (auto killer = Connection::Open(p, &error)) killer->Execute("KILL QUERY " + std::to_string(busy.connection));
+  // A statement that two KILL QUERYs did not end (a procedure looping under
+  // a CONTINUE HANDLER FOR SQLEXCEPTION takes them as errors and goes on)
+  // loses its connection; the session reconnects as after any lost one.
+  const char* kill = busy.kills >= 2 ? "KILL CONNECTION " : "KILL QUERY ";
+  if (auto killer = Connection::Open(p, &error)) killer->Execute(kill + std::to_string(busy.connection));
 }
 
 void Executor::Watch(double now_s) {
@@ -199,7 +203,7 @@ void Executor::Watch(double now_s) {
       // The workload's statement, or an oracle's follow-up.
       const Session::Busy busy = w->session->busy();
       if (busy.target >= 0 && busy.since != 0 && now - busy.since > limit) {
-        KillQuery(busy);
+        KillStatement(busy);
         w->session->RestartBusyClock(now);  // once per period
       }
     }
@@ -208,7 +212,7 @@ void Executor::Watch(double now_s) {
   for (auto& w : workers_) {
     const Session::Busy busy = w->session->busy();
     if (busy.target >= 0 && busy.deadline != 0 && now > busy.deadline) {
-      KillQuery(busy);
+      KillStatement(busy);
       w->session->RestartBusyClock(now);
     }
   }

@@ -151,7 +151,7 @@ class Executor {
   void WatchOracles(double at, bool last = false);
   void JudgeUsefulness(double end);
   RunResult Gather(double end);
-  void KillQuery(const Session::Busy& busy);
+  void KillStatement(const Session::Busy& busy);
 
   std::shared_ptr<const Grammar> grammar_;  // null when executing a script
   std::shared_ptr<const Script> script_;

@@ -64,6 +64,7 @@ Outcome Session::Run(size_t t, Connection& c, std::string_view sql, ResultSet* r
   last_started_ = now;
   busy_since_.store(now, kRelaxed);
   busy_deadline_.store(limit > 0 ? now + static_cast<int64_t>(limit * 1e9) : 0, kRelaxed);
+  busy_kills_.store(0, kRelaxed);
   busy_.store(static_cast<int>(t), std::memory_order_release);
   Outcome o = c.ExecuteUntimed(sql, rows);
   const int64_t end = NowNs();

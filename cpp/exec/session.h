@@ -53,23 +53,25 @@ class Session {
     uint64_t connection = 0;  // the server's id of the busy connection (the side one, too)
     int64_t since = 0;        // steady-clock nanoseconds when the statement started
     int64_t deadline = 0;     // when to kill it (0: no limit of its own)
+    int kills = 0;            // how often the watchdog killed this statement already
   };
   // busy_ is published last (release) and read first (acquire): a target seen
   // busy comes with its statement's connection, start and deadline, or later ones.
   Busy busy() const {
     const int target = busy_.load(std::memory_order_acquire);
     return {target, busy_connection_.load(std::memory_order_relaxed), busy_since_.load(std::memory_order_relaxed),
-            busy_deadline_.load(std::memory_order_relaxed)};
+            busy_deadline_.load(std::memory_order_relaxed), busy_kills_.load(std::memory_order_relaxed)};
   }
   // When the statement this session ran last started (its own thread only).
   int64_t last_started() const { return last_started_; }
   // When a statement of this session (follow-ups too) last finished.
   int64_t last_finished() const { return last_finished_.load(std::memory_order_relaxed); }
-  // Restarts the busy clock (after the watchdog killed the statement, so that
-  // it kills once per period).
+  // Restarts the busy clock after the watchdog killed the statement (so that
+  // it kills once per period), counting the kill.
   void RestartBusyClock(int64_t now) {
     busy_since_ = now;
     busy_deadline_ = 0;
+    ++busy_kills_;
   }
   void AbortAll();
 
@@ -84,6 +86,7 @@ class Session {
   std::atomic<uint64_t> busy_connection_{0};
   std::atomic<int64_t> busy_since_{0};
   std::atomic<int64_t> busy_deadline_{0};
+  std::atomic<int> busy_kills_{0};
   std::atomic<int64_t> last_finished_{0};
   int64_t last_started_ = 0;
   std::set<std::string> temporary_tables_;

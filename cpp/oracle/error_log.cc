@@ -15,24 +15,37 @@ std::vector<std::string> ErrorLogOracle::DefaultPatterns() {
 }
 
 std::vector<std::string> ErrorLogOracle::DefaultIgnore() {
-  // InnoDB's own words for a CREATE or ALTER it refused with 1118 (Row size too large): the statement's error.
+  // InnoDB's own words for a CREATE or ALTER it refused with 1118 (Row size too large), for a file name
+  // the system refused as too long (ENAMETOOLONG, 36; InnoDB's 236) and for a RENAME into a database
+  // that does not exist: the statement's error.
   return {R"(Deadlock found when trying to get lock)", R"(Lock wait timeout exceeded)",
-          R"(InnoDB: Cannot add field .* because after adding it, the row size is)"};
+          R"(InnoDB: Cannot add field .* because after adding it, the row size is)",
+          R"(InnoDB: File .*: '[a-z]+' returned OS error 236)", R"(InnoDB: Error number 36 means 'File name too long')",
+          R"(InnoDB: Cannot rename '.*' to '.*' because the target schema directory doesn't exist)"};
 }
 
 namespace {
+constexpr auto kSyntax = std::regex::ECMAScript | std::regex::optimize;
+
 std::vector<std::regex> Compile(const std::vector<std::string>& texts, const char* what) {
   std::vector<std::regex> out;
   for (const std::string& t : texts) {
-    try {
-      out.emplace_back(t, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      throw InvalidInput({what, 0, 0}, "'" + t + "' is not a regular expression: " + e.what());
-    }
+    const std::string error = ErrorLogOracle::PatternError(t);
+    if (!error.empty()) throw InvalidInput({what, 0, 0}, "'" + t + "' is not a regular expression: " + error);
+    out.emplace_back(t, kSyntax);
   }
   return out;
 }
 }  // namespace
+
+std::string ErrorLogOracle::PatternError(const std::string& pattern) {
+  try {
+    std::regex(pattern, kSyntax);
+    return "";
+  } catch (const std::regex_error& e) {
+    return e.what();
+  }
+}
 
 ErrorLogOracle::ErrorLogOracle(std::vector<Log> logs, const std::vector<std::string>& patterns,
                                const std::vector<std::string>& ignore)

@@ -35,6 +35,8 @@ class ErrorLogOracle : public Oracle {
   // the server's: a deadlock or lock wait timeout the server also logged, InnoDB's
   // reason for a row size it refused.
   static std::vector<std::string> DefaultIgnore();
+  // Why `pattern` is no regular expression the oracle reads (ECMAScript); "" when it is one.
+  static std::string PatternError(const std::string& pattern);
   // Throws InvalidInput naming a pattern that is no regular expression.
   ErrorLogOracle(std::vector<Log> logs, const std::vector<std::string>& patterns = DefaultPatterns(),
                  const std::vector<std::string>& ignore = DefaultIgnore());

@@ -12,6 +12,7 @@
 #include "exec/statement_log.h"
 #include "generate/perl_runtime.h"
 #include "oracle/determinism.h"
+#include "oracle/error_log.h"
 #include "oracle/registry.h"
 #include "oracle/data_snapshot.h"
 #include "oracle/root_cause_key.h"
@@ -251,6 +252,8 @@ void RegisterServers(py::module_& m) {
 
   m.def("sql_skeleton", [](std::string_view sql) { return SqlShape(sql).Skeleton(); }, py::arg("sql"),
         "The statement with literals as '?' and names as '_' (a finding's signature, a query class).");
+  m.def("error_log_pattern_error", &ErrorLogOracle::PatternError, py::arg("pattern"),
+        "Why the errorlog oracle cannot read `pattern` as a regular expression (ECMAScript); '' when it can.");
   m.def("nondeterminism", [](std::string_view sql) { return Nondeterminism(SqlShape(sql)); }, py::arg("sql"),
         "Why an oracle skips this statement as nondeterministic, in a few words; '' when it does not.");
   m.def("volatile_values", [] {

@@ -22,6 +22,7 @@ TEST(ErrorTable, AMessageRowClassifiesThatCodesErrorsWhoseMessageStartsSo) {
 TEST(ErrorTable, TheShippedTableTellsAnXpathRefusalFromAnInternalError) {
   const ErrorTable& t = ErrorTable::Default();
   EXPECT_EQ(t.Classify(1105, "Only constant XPATH queries are supported"), OutcomeKind::kSemantic);
+  EXPECT_EQ(t.Classify(1105, "Character set 'ucs2' is not supported by XPATH"), OutcomeKind::kSemantic);
   EXPECT_EQ(t.Classify(1105, "Unknown error"), OutcomeKind::kCorruption);
 }
 

@@ -9,7 +9,7 @@ import sys
 
 import gauntlet
 from gauntlet.corpus import SUITE, Corpus, build, statements, unsafe
-from gauntlet.corpus.corpus import EDGE_VALUES, mutated
+from gauntlet.corpus.corpus import EDGE_VALUES, EXPECTS_CORRUPTION, LOCK_WAITS, closing, mutated, set_variables
 
 from conftest import REPO
 
@@ -131,3 +131,91 @@ def test_a_corpus_that_is_not_there_is_an_error_naming_it(tmp_path):
     assert p.returncode == 2 and "no.json: no such file" in p.stderr, p.stderr
     p = _gauntlet("corpus", "build", "--suite", tmp_path / "none")
     assert p.returncode == 2 and "none: no such folder" in p.stderr, p.stderr
+
+
+# A test whose windows, cut anywhere, leave the session in a state that fails all that follows it: an XA
+# transaction ACTIVE (1399), a memory limit no statement fits in (1290), a read-only session (1792), no
+# database (1046).
+STATEFUL = """CREATE TABLE IF NOT EXISTS w1 (a INT) ENGINE=InnoDB;
+XA START 'x';
+INSERT INTO w1 VALUES (1);
+SET SESSION max_session_mem_used = 50000;
+SELECT COUNT(*) FROM w1;
+SET SESSION TRANSACTION READ ONLY;
+CREATE DATABASE IF NOT EXISTS gone;
+USE gone;
+DROP DATABASE gone;
+SELECT 1;
+"""
+
+
+def _one_test_corpus(tmp_path, text, name="stateful"):
+    suite = tmp_path / "mysql-test"
+    (suite / "main").mkdir(parents=True)
+    (suite / "main" / f"{name}.test").write_text(text)
+    return build(suite, tmp_path / "corpus.json")
+
+
+def test_a_window_is_a_tests_statements_in_its_order_and_what_it_left_open_is_undone(tmp_path):
+    corpus = _one_test_corpus(tmp_path, STATEFUL)
+    test = [s.strip().rstrip(";") for s in STATEFUL.strip().splitlines()]
+    init, *queries = corpus.grammar(mutate=0, windows=1).generate(40, seed=5)
+    assert init == LOCK_WAITS
+    starts = set()
+    for q in queries:
+        head, *window = q.split(" ;\n")
+        assert head == LOCK_WAITS, q
+        i = test.index(window[0])
+        # consecutive statements in the test's order, then what undoes what they left open
+        assert any(window[:k] == test[i:i + k] and window[k:] == closing(window[:k], "test")
+                   for k in range(1, len(window) + 1)), q
+        starts.add(i)
+    assert 0 in starts and len(starts) > 3, starts
+    assert closing(test, "test") == ["XA END 'x'", "XA ROLLBACK 'x'", "SET SESSION TRANSACTION READ WRITE",
+                                     "SET SESSION max_session_mem_used = DEFAULT", "USE test"]
+    assert closing(["BEGIN", "SET autocommit = 0", "SET @u = 1, lock_wait_timeout = 9"], "db") == [
+        "ROLLBACK", "SET SESSION autocommit = DEFAULT", LOCK_WAITS]
+    assert closing(["BEGIN NOT ATOMIC SELECT 1; END", "START TRANSACTION", "COMMIT"], "db") == []
+    # On a server: each window's first statement runs as if the session were fresh (without the closing
+    # statements the CREATE TABLE failed with 1399, 1290 or 1046 after the first window cut short).
+    r = gauntlet.run(corpus.grammar(mutate=0, windows=1), threads=1, queries=60, duration=0, data="none",
+                     seed=3, statement_log=True, out=tmp_path / "run")
+    lines = [json.loads(x) for x in (r.out / "statements-1.jsonl").read_text().splitlines()]
+    creates = [x for x in lines if x["sql"].startswith("CREATE TABLE")]
+    assert len(creates) >= 10 and all(x["outcome"] == "ok" for x in creates), \
+        [(x["seq"], x["error"]) for x in creates if x["outcome"] != "ok"]
+
+
+def test_the_suites_expected_error_log_lines_are_kept_and_its_provoked_internal_errors_left_out(tmp_path):
+    suite = tmp_path / "mysql-test"
+    (suite / "main").mkdir(parents=True)
+    (suite / "include").mkdir()
+    (suite / "include" / "mtr_warnings.sql").write_text(
+        'INSERT INTO global_suppressions VALUES\n ("Aborted connection"),\n ("Invalid \\\\(old\\\\?\\\\) table");\n')
+    (suite / "main" / "a.test").write_text(
+        'call mtr.add_suppression("InnoDB: In RENAME TABLE table `test`.`t4` is referenced");\n'
+        "CALL mtr.add_suppression('.*');\n"  # would hide every line: dropped
+        'call mtr.add_suppression("WSREP: Send action {.* STATE_REQUEST}");\n'  # no ECMAScript: dropped
+        "--error ER_INTERNAL_ERROR\nALTER TABLE t1 DISCARD TABLESPACE;\n"
+        "--error 0,ER_NO_SUCH_TABLE\nSELECT * FROM t1;\n")
+    corpus = build(suite, tmp_path / "corpus.json")
+    assert corpus.suppressions == ["Aborted connection", "Invalid \\(old\\?\\) table",
+                                   "InnoDB: In RENAME TABLE table `[^`]*`.`[^`]*` is referenced"], corpus.suppressions
+    assert corpus.texts == ["SELECT * FROM t1"] and corpus.statements[0].may_fail
+    assert corpus.left_out == {EXPECTS_CORRUPTION: 1}, corpus.left_out
+    [s] = [s for s in statements("--error 1815,ER_BAD_TABLE_ERROR\nDROP TABLE t;\n")]
+    assert s.errors == ("1815", "ER_BAD_TABLE_ERROR") and s.may_fail
+    # A run of the corpus hands them to its error-log oracle, and records them for a replay.
+    r = gauntlet.run("corpus:" + str(tmp_path / "corpus.json"), queries=5, duration=0, data="none",
+                     oracles="errorlog", out=tmp_path / "run")
+    assert json.loads((r.out / "run.json").read_text())["error_log_ignore"] == corpus.suppressions
+
+
+def test_set_variables_names_the_session_variables_a_set_assigns():
+    assert set_variables("SET SESSION max_session_mem_used=50000, @x=1, @@sql_mode='a,b', "
+                         "optimizer_switch='x=on,y=off'") == ["max_session_mem_used", "sql_mode", "optimizer_switch"]
+    assert set_variables("set @@session.`time_zone` := '+01:00', LOCAL sort_buffer_size = 1") == [
+        "time_zone", "sort_buffer_size"]
+    for none in ("SET @@global.x = 1", "SET NAMES utf8", "SET STATEMENT a = 1 FOR SELECT 1", "SET @u = (1, 2)",
+                 "SELECT 1", "SET TRANSACTION READ ONLY"):
+        assert set_variables(none) == [], none

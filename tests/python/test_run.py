@@ -197,6 +197,19 @@ def test_kill_query_and_killed_sessions_are_not_crashes(tmp_path):
     assert result.findings == []
 
 
+def test_a_procedure_that_swallows_kill_query_loses_its_connection_and_the_run_goes_on(tmp_path):
+    # The suite's own proc_insert: a loop under CONTINUE HANDLER FOR SQLEXCEPTION takes max_statement_time
+    # and KILL QUERY as errors and goes on; it held a corpus run's session for the whole run.
+    g = Grammar.from_string(
+        "query_init: CREATE OR REPLACE PROCEDURE P() BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END; "
+        "WHILE 1 DO INSERT INTO NOWHERE VALUES (1); SELECT SLEEP(0.1) INTO @X; END WHILE; END ;\n"
+        "query: CALL P() ;\n")
+    result = gauntlet.run(g, threads=1, queries=2, duration=60, statement_timeout=1, out=tmp_path)
+    s = result.summary()
+    assert s["stop_reason"] == "queries" and s["outcomes"]["connection"] == 1 and s["outcomes"]["ok"] == 1, s
+    assert result.findings == []
+
+
 def test_segfault_mid_run_is_a_crash_finding(tmp_path):
     server = ManagedServer(tmp_path / "server", core_file=False)
 

@@ -23,6 +23,7 @@ def add_corpus(sub) -> None:
 def _build(args: argparse.Namespace) -> int:
     corpus = build(args.suite, args.out)
     left = ", ".join(f"{n} {why}" for why, n in sorted(corpus.left_out.items(), key=lambda x: -x[1]))
-    print(f"corpus: {corpus.path}\n  {len(corpus.statements):,} statements of {corpus.tests:,} tests "
+    print(f"corpus: {corpus.path}\n  {len(corpus.distinct):,} distinct statements, "
+          f"{sum(len(s.statements) for s in corpus.sequences):,} in the order of {corpus.tests:,} tests "
           f"({corpus.suite}, {corpus.version})\n  left out: {left or 'none'}")
     return 0

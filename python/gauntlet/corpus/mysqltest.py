@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterator, List
+from typing import Iterator, List, Tuple
 
 # mysqltest's commands (client/mysqltest.cc, command_names), lower-case.
 COMMANDS = frozenset("""
@@ -39,10 +39,12 @@ _SQL_AFTER = {"send", "query", "query_vertical", "query_horizontal", "single_que
 
 @dataclasses.dataclass
 class TestStatement:
-    """A statement of a test: its SQL, whether the test expects it may fail (--error), its line."""
+    """A statement of a test: its SQL, whether the test expects it may fail (--error), its line, and the
+    errors its --error names (names such as ER_NO_SUCH_TABLE, numbers, SQLSTATEs as S42S02; 0: success)."""
     sql: str
     may_fail: bool
     line: int
+    errors: Tuple[str, ...] = ()
 
 
 def statements(text: str) -> List[TestStatement]:
@@ -54,7 +56,7 @@ class _Reader:
     def __init__(self, text: str):
         self.lines = text.splitlines()
         self.delimiter = ";"
-        self.expect_error = False
+        self.expected: Tuple[str, ...] = ()
 
     def statements(self) -> Iterator[TestStatement]:
         buffer: List[str] = []
@@ -72,8 +74,7 @@ class _Reader:
                 if stripped.startswith("--"):
                     word, _, rest = stripped[2:].strip().partition(" ")
                     if word.lower() in _SQL_AFTER and rest.strip():  # --send SELECT 1
-                        may_fail, self.expect_error = self.expect_error, False
-                        yield TestStatement(rest.strip().rstrip(";").strip(), may_fail, number)
+                        yield self._statement(rest.strip().rstrip(";").strip(), number)
                         continue
                     skip_until = self._command(stripped[2:].strip(), dashed=True)
                     continue
@@ -118,8 +119,12 @@ class _Reader:
             return self._command(piece, dashed=False)
         if not piece:
             return None
-        may_fail, self.expect_error = self.expect_error, False
-        return TestStatement(piece, may_fail, line)
+        return self._statement(piece, line)
+
+    def _statement(self, sql: str, line: int) -> TestStatement:
+        """The statement, with the errors the --error before it expects (which hold for it alone)."""
+        errors, self.expected = self.expected, ()
+        return TestStatement(sql, any(e != "0" for e in errors), line, errors)
 
     def _command(self, command: str, dashed: bool):
         """A mysqltest command; returns the line to skip to when it starts a block."""
@@ -129,7 +134,7 @@ class _Reader:
         if dashed:
             rest = rest.rstrip(";").strip() if self.delimiter == ";" else rest
         if word == "error":
-            self.expect_error = rest.strip() not in ("0", "")
+            self.expected = tuple(e.strip() for e in rest.split(",") if e.strip())
         elif word == "delimiter" and rest:
             self.delimiter = rest.split()[0]
         elif word in _BLOCKS:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from ..sql_text import split_values
+
 
 def without_column(sql: str, table: str, column: str) -> str:
     """``sql`` without the values of ``column`` (quoted) when it is an INSERT into ``table`` that
@@ -17,30 +19,6 @@ def without_column(sql: str, table: str, column: str) -> str:
         return sql
     keep = [i for i, n in enumerate(names) if n != column]
     return f"{m.group(1)} ({', '.join(names[i] for i in keep)}) VALUES ({','.join(values[i] for i in keep)})"
-
-
-def split_values(text: str) -> list:
-    """The top-level comma-separated items of a VALUES list (quotes and parentheses respected)."""
-    items, depth, quote, start, i = [], 0, None, 0, 0
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = None
-        elif c in "'\"`":
-            quote = c
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "," and depth == 0:
-            items.append(text[start:i])
-            start = i + 1
-        i += 1
-    items.append(text[start:])
-    return items
 
 
 _CLAUSES = {"WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW"}

@@ -166,7 +166,8 @@ def _execute(workload, plan: RunPlan, ready: list, schema, described: dict, inte
                              "server": managed._s if managed is not None else None,
                              "setup": (target.session_setup() if target.is_dsn else []) + twins,
                              "description": described[target.name]})
-    result = _core.execute_run(workload, schema, core_targets, options, plan.oracles, {}, tick)
+    result = _core.execute_run(workload, schema, core_targets, options, plan.oracles,
+                               {"error_log_ignore": plan.error_log_ignore}, tick)
     if progress is True and sys.stderr.isatty():
         sys.stderr.write("\n")
     return result

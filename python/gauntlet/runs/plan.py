@@ -188,3 +188,5 @@ class RunPlan:
     keep_server: bool = False
     data_template: bool = False
     overwrite: bool = False
+    # Error-log lines that are no finding for this workload (a corpus's suite names those its statements make).
+    error_log_ignore: list = dataclasses.field(default_factory=list)

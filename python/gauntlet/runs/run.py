@@ -14,7 +14,7 @@ from typing import Callable, Optional, Sequence, Tuple, Union
 
 from .. import _core
 from ..arguments import capped_duration, flag_argument, number_argument, path_argument, shard_argument
-from ..corpus import corpus_grammar
+from ..corpus import corpus_named
 from ..grammar import Grammar, Schema
 from ..oracles import Oracle
 from ..results import RunResult, timeline_frame
@@ -120,8 +120,10 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
                         ("data_template", data_template), ("keep_going", keep_going), ("trusted_perl", trusted_perl)):
         flag_argument(name, value)
     corpus = grammar if isinstance(grammar, str) and grammar.startswith("corpus:") else None
+    error_log_ignore: list = []
     if corpus:  # a corpus's statements at random: "corpus:FILE" or "corpus:default"
-        grammar = corpus_grammar(corpus[len("corpus:"):])
+        named = corpus_named(corpus[len("corpus:"):])
+        grammar, error_log_ignore = named.grammar(), named.suppressions
     if not isinstance(grammar, Grammar):
         grammar = path_argument("grammar (a path or a Grammar)", grammar)
     if not isinstance(data, Schema):
@@ -167,7 +169,8 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
               "server": without_password(server) if isinstance(server, str) else None, "mysqld": mysqld,
               "statement_log": statement_log, "targets": [t.to_dict() for t in chosen] if targets else None,
               "oracles": [oracle_label(c) for c in checks], "known_bugs": os.fspath(known_bugs) if known_bugs else None,
-              **({"shard": {"index": shard[0], "count": shard[1]}} if shard else {})}
+              **({"shard": {"index": shard[0], "count": shard[1]}} if shard else {}),
+              **({"error_log_ignore": error_log_ignore} if error_log_ignore else {})}
     recovering = "recovery" in checks
     if "replication" in checks and not replicas:
         replicas = 1  # the oracle asked for by name: one replica
@@ -193,7 +196,8 @@ def run(grammar: Union[str, Grammar], *, redefine: Sequence[str] = (), data: Uni
                                  "replay a round with keep_server=True to keep one")
     plan = RunPlan(spec=spec, settings=settings, targets=chosen, out=pathlib.Path(out), record=record, oracles=checks,
                    known=known, mysqld=mysqld, statement_log=statement_log, progress=progress,
-                   keep_server=keep_server, data_template=data_template, overwrite=overwrite)
+                   keep_server=keep_server, data_template=data_template, overwrite=overwrite,
+                   error_log_ignore=error_log_ignore)
     if recovering:  # with replicas: a checkpoint after each recovery
         return raise_if_signalled(recovery_run(g._g, label, plan, crash_every, kill_signal, replication))
     if replication is not None:
@@ -317,6 +321,7 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
     record = {"replay_of": str(run_dir), "sessions": sessions, "ordered": ordered, "until_seq": until_seq,
               **{k: recorded.get(k) for k in ("grammar", "redefine", "data", "max_depth")},
               "trusted_perl": recorded.get("trusted_perl", False), **settings,
+              **({"error_log_ignore": recorded["error_log_ignore"]} if recorded.get("error_log_ignore") else {}),
               "server": without_password(server) if isinstance(server, str) else None, "mysqld": mysqld,
               "statement_log": statement_log}
     attempts = check_setting("attempts", attempts)
@@ -332,7 +337,8 @@ def replay(run_dir: Union[str, os.PathLike], *, out: Union[None, str, os.PathLik
     plan = RunPlan(spec=spec, settings=settings, targets=chosen, record=record, oracles=checks,
                    out=pathlib.Path(run_dir / "replay" if out is None else out),
                    known=known_bugs_of(recorded.get("known_bugs")), mysqld=mysqld, statement_log=statement_log,
-                   progress=progress, keep_server=keep_server, overwrite=overwrite)
+                   progress=progress, keep_server=keep_server, overwrite=overwrite,
+                   error_log_ignore=recorded.get("error_log_ignore", []))
     for attempt in range(1, attempts + 1):
         guess = _guess(script, attempt)
         # One session has nobody to wait for: the guesses move the cut-off statement instead.

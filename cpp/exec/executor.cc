@@ -178,7 +178,7 @@ SecondStats Executor::CloseSecond(double t, bool whole) {
   return s;
 }
 
-void Executor::KillStatement(const Session::Busy& busy) {
+void Executor::KillStatement(Worker& w, const Session::Busy& busy) {
   Outcome error;
   ConnectionParams p = targets_[busy.target].connection;
   p.connect_timeout = 2;
@@ -186,8 +186,23 @@ void Executor::KillStatement(const Session::Busy& busy) {
   // A statement that two KILL QUERYs did not end (a procedure looping under
   // a CONTINUE HANDLER FOR SQLEXCEPTION takes them as errors and goes on)
   // loses its connection; the session reconnects as after any lost one.
-  const char* kill = busy.kills >= 2 ? "KILL CONNECTION " : "KILL QUERY ";
-  if (auto killer = Connection::Open(p, &error)) killer->Execute(kill + std::to_string(busy.connection));
+  const bool connection = busy.kills >= 2;
+  const std::string kill = (connection ? "KILL CONNECTION " : "KILL QUERY ") + std::to_string(busy.connection);
+  if (auto killer = Connection::Open(p, &error)) killer->Execute(kill);
+  std::string statement;
+  {
+    std::lock_guard<std::mutex> lock(w.mu);
+    statement = w.current.substr(0, 300);
+  }
+  const int64_t now = NowNs();
+  // A server that goes down as it kills (a crash in the killed session's
+  // clean-up) did so at the watchdog's hand, which no statement log shows.
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  shared_->last_kill_ns = now;
+  shared_->last_kill = kill + " (session " + std::to_string(w.id) + ", after " +
+                       Seconds(static_cast<double>(now - busy.since) / 1e9) + " of: " + statement + ")";
+  shared_->Event({{"type", "kill"}, {"at", shared_->Since(now)}, {"thread", w.id},
+                  {"how", connection ? "connection" : "query"}, {"statement", statement}});
 }
 
 void Executor::Watch(double now_s) {
@@ -203,7 +218,7 @@ void Executor::Watch(double now_s) {
       // The workload's statement, or an oracle's follow-up.
       const Session::Busy busy = w->session->busy();
       if (busy.target >= 0 && busy.since != 0 && now - busy.since > limit) {
-        KillStatement(busy);
+        KillStatement(*w, busy);
         w->session->RestartBusyClock(now);  // once per period
       }
     }
@@ -212,7 +227,7 @@ void Executor::Watch(double now_s) {
   for (auto& w : workers_) {
     const Session::Busy busy = w->session->busy();
     if (busy.target >= 0 && busy.deadline != 0 && now > busy.deadline) {
-      KillStatement(busy);
+      KillStatement(*w, busy);
       w->session->RestartBusyClock(now);
     }
   }

@@ -151,7 +151,8 @@ class Executor {
   void WatchOracles(double at, bool last = false);
   void JudgeUsefulness(double end);
   RunResult Gather(double end);
-  void KillStatement(const Session::Busy& busy);
+  // KILL QUERY, or KILL CONNECTION the third time, of worker `w`'s busy statement; an event says so.
+  void KillStatement(Worker& w, const Session::Busy& busy);
 
   std::shared_ptr<const Grammar> grammar_;  // null when executing a script
   std::shared_ptr<const Script> script_;

@@ -23,6 +23,9 @@ using executor_internal::Seconds;
 using executor_internal::SqlStartsWith;
 using nlohmann::json;
 
+// A crash this soon after the watchdog's KILL may be the KILL's doing.
+constexpr int64_t kKillBeforeCrashNs = 5'000'000'000;
+
 }  // namespace
 
 bool Executor::Connect(Worker& w) {
@@ -74,6 +77,7 @@ void Executor::ReportCrash(Worker& w, std::string_view statement, size_t target)
   // other sessions must not carry on against a dead server meanwhile. The
   // session that stops the run reports; the others saw the same crash.
   if (!Stop("crash")) return;
+  const int64_t noticed = NowNs();
   Finding f = Stamped(w, Finding{}, statement);
   f.targets = {targets_[target].name};
   if (targets_[target].probe != nullptr) f.crash = targets_[target].probe->Crash();
@@ -100,6 +104,13 @@ void Executor::ReportCrash(Worker& w, std::string_view statement, size_t target)
     f.signature = f.crash.signature.empty() ? "crash: no report in the error log" : f.crash.signature;
   }
   f.detail = f.crash.log_excerpt.substr(0, 8000);
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (shared_->last_kill_ns != 0 && noticed - shared_->last_kill_ns < kKillBeforeCrashNs)
+      f.detail = "the watchdog killed a statement " +
+                 Seconds(static_cast<double>(noticed - shared_->last_kill_ns) / 1e9) + " before the crash: " +
+                 shared_->last_kill + "\n" + f.detail;
+  }
   shared_->AddFinding(std::move(f));
 }
 

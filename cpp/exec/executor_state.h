@@ -70,6 +70,8 @@ struct Executor::Shared {
   std::map<unsigned, uint64_t> connect_errors;
   std::unique_ptr<FindingLog> findings;
   int64_t start_ns = 0;
+  std::string last_kill;      // the watchdog's last KILL, in words
+  int64_t last_kill_ns = 0;   // and when
   alignas(64) std::atomic<uint64_t> seq{0};  // statements started, all sessions
   // Statements that change data: their starts and ends (an epoch), and how
   // many run now; a statement during which these moved saw other sessions write.

@@ -9,7 +9,8 @@ import sys
 
 import gauntlet
 from gauntlet.corpus import SUITE, Corpus, build, statements, unsafe
-from gauntlet.corpus.corpus import EDGE_VALUES, EXPECTS_CORRUPTION, LOCK_WAITS, closing, mutated, set_variables
+from gauntlet.corpus.corpus import (EDGE_VALUES, EXPECTS_CORRUPTION, LOCK_WAITS, closing, mutated, set_variables,
+                                    spliced)
 
 from conftest import REPO
 
@@ -209,6 +210,17 @@ def test_the_suites_expected_error_log_lines_are_kept_and_its_provoked_internal_
     r = gauntlet.run("corpus:" + str(tmp_path / "corpus.json"), queries=5, duration=0, data="none",
                      oracles="errorlog", out=tmp_path / "run")
     assert json.loads((r.out / "run.json").read_text())["error_log_ignore"] == corpus.suppressions
+
+
+def test_a_splice_swaps_a_where_clause_for_another_of_the_tests_statements_of_its_kind():
+    wheres = ["WHERE a > 1", "WHERE b IS NULL AND (c, d) IN ((1, 2))"]
+    assert spliced("SELECT a FROM t1 WHERE a > 1 ORDER BY a", wheres, lambda n: 0) == \
+        "SELECT a FROM t1 WHERE b IS NULL AND (c, d) IN ((1, 2)) ORDER BY a"  # never its own clause again
+    assert spliced("DELETE FROM t1 WHERE x = 'WHERE'", wheres, lambda n: 1) == \
+        "DELETE FROM t1 WHERE b IS NULL AND (c, d) IN ((1, 2)) "
+    assert spliced("SELECT a FROM t1", wheres, lambda n: 0) == "SELECT a FROM t1"
+    assert spliced("SELECT (SELECT 1 FROM u WHERE v) FROM t1", wheres, lambda n: 0) == \
+        "SELECT (SELECT 1 FROM u WHERE v) FROM t1"  # a subquery's WHERE is not the statement's
 
 
 def test_set_variables_names_the_session_variables_a_set_assigns():

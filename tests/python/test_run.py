@@ -208,6 +208,10 @@ def test_a_procedure_that_swallows_kill_query_loses_its_connection_and_the_run_g
     s = result.summary()
     assert s["stop_reason"] == "queries" and s["outcomes"]["connection"] == 1 and s["outcomes"]["ok"] == 1, s
     assert result.findings == []
+    # Each KILL is an event: twice the query, then the connection (a crash soon after names it).
+    kills = [e for e in map(json.loads, (tmp_path / "events.jsonl").read_text().splitlines()) if e["type"] == "kill"]
+    assert [k["how"] for k in kills] == ["query", "query", "connection"], kills
+    assert all(k["thread"] == 1 and k["statement"] == "CALL P()" for k in kills), kills
 
 
 def test_segfault_mid_run_is_a_crash_finding(tmp_path):

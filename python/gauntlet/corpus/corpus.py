@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Tuple, Union
 from .. import _core
 from ..formats import read_json, stamped, version as format_version
 from ..grammar import Grammar
-from ..sql_text import split_values
+from ..sql_text import split_values, where_clause
 from .mysqltest import statements
 
 # Debian's mariadb-test: the server's own test suite (mysql-test-run's folder).
@@ -115,9 +115,10 @@ class Corpus:
         statements, and a run's statement log replays them): a ``windows`` share of them a window of one
         test (up to WINDOW of its statements in its order, so that its tables exist for its queries), the
         rest one statement of any shape, as pquery draws (a ``mutate`` share of those with one literal
-        swapped for an edge value, mutated(); a window's statements an eighth as often). What a query left
-        behind that would stall or fail its session's next ones is undone after it (closing(): ``database``,
-        the run's, is where it goes back to)."""
+        swapped for an edge value, mutated(); a window's statements a quarter as often, and as often with
+        their WHERE clause swapped for another of their test's statements of their kind, spliced()). What a
+        query left behind that would stall or fail its session's next ones is undone after it (closing():
+        ``database``, the run's, is where it goes back to)."""
         if not self.distinct:
             raise _core.InvalidInput(f"corpus: {self.path or self.suite}: no statements")
         draw = _Draw(self, int(mutate * 1000), int(windows * 1000), database)
@@ -155,6 +156,7 @@ class _Draw:
         self.mutate = mutate_per_mille
         self.windows = windows_per_mille
         self.database = database
+        self.wheres: Dict[int, Dict[str, List[str]]] = {}  # a sequence's WHERE clauses by verb, once asked for
 
     def __call__(self, ctx) -> str:
         if ctx.below(1000) >= self.windows:
@@ -164,7 +166,8 @@ class _Draw:
                 return sql
             window = [mutated(sql, ctx.below) if ctx.below(1000) < self.mutate else sql]
             return " ;\n".join(window + closing(window, self.database))
-        seq = self.sequences[ctx.below(len(self.sequences))]
+        number = ctx.below(len(self.sequences))
+        seq = self.sequences[number]
         start = 0 if ctx.below(2) == 0 else ctx.below(len(seq))
         length = 1 + ctx.below(min(WINDOW, len(seq) - start))
         window = []
@@ -174,8 +177,41 @@ class _Draw:
                     return self.texts[t]
                 break
             sql = self.texts[t]
-            window.append(mutated(sql, ctx.below) if ctx.below(8000) < self.mutate else sql)
+            draw = ctx.below(4000)
+            if draw < self.mutate:
+                sql = mutated(sql, ctx.below)
+            elif draw < 2 * self.mutate:
+                sql = spliced(sql, self._wheres(number).get(verb(sql), []), ctx.below)
+            window.append(sql)
         return " ;\n".join([LOCK_WAITS] + window + closing(window, self.database))
+
+    def _wheres(self, number: int) -> Dict[str, List[str]]:
+        """The WHERE clauses of sequence ``number``'s statements, by the statements' verbs."""
+        if number not in self.wheres:
+            found: Dict[str, List[str]] = {}
+            for t in dict.fromkeys(self.sequences[number]):
+                span = where_clause(self.texts[t])
+                if span:
+                    found.setdefault(verb(self.texts[t]), []).append(self.texts[t][span[0]:span[1]].strip())
+            self.wheres[number] = found
+        return self.wheres[number]
+
+
+def spliced(sql: str, wheres: List[str], below) -> str:
+    """``sql`` with its WHERE clause swapped for one of ``wheres`` (those of its test's other statements
+    of its verb, whose tables it shares), drawn by ``below``; unchanged when it has no WHERE clause or
+    there is no other one."""
+    span = where_clause(sql)
+    others = [w for w in wheres if span is None or w != sql[span[0]:span[1]].strip()]
+    if span is None or not others:
+        return sql
+    return sql[:span[0]] + others[below(len(others))] + " " + sql[span[1]:].lstrip()
+
+
+def verb(sql: str) -> str:
+    """A statement's first word, upper-cased."""
+    m = re.match(r"\s*(\w+)", sql)
+    return m.group(1).upper() if m else ""
 
 
 _XA_START = re.compile(r"^\s*XA\s+(?:START|BEGIN)\s+(.+?)(?:\s+(?:JOIN|RESUME))?\s*$", re.I | re.S)

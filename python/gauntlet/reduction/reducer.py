@@ -110,11 +110,34 @@ class _OutOfTime(Exception):
     pass
 
 
+# The tails of a long history tried first (reproduce()), shortest first.
+TAILS = (100, 1000)
+_DEFINES = re.compile(r"^\s*(CREATE|ALTER|DROP|RENAME)\b.{0,80}?\b(?:TABLE|VIEW|PROCEDURE|FUNCTION|TRIGGER|SEQUENCE|"
+                      r"EVENT|PACKAGE|INDEX\s+\S+\s+ON)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(?:`?\w+`?\.)?`?(\w+)", re.I | re.S)
+
+
+def definitions(earlier: List[Step], tail: List[Step]) -> List[Step]:
+    """The statements of ``earlier`` that made the tables, views, routines, triggers, sequences and
+    events ``tail`` names as they were when it began: for each, its last CREATE that succeeded and the
+    ALTERs, RENAMEs and DROPs that succeeded after it. What a tail replayed alone would miss."""
+    names = {w.lower() for s in tail for w in re.findall(r"\w+", sql_text(s.sql))}
+    since: dict = {}  # name -> the statements since its last CREATE
+    for s in earlier:
+        m = _DEFINES.match(sql_text(s.sql)) if not s.error else None
+        if m and m.group(2).lower() in names:
+            name = m.group(2).lower()
+            if m.group(1).upper() == "CREATE":
+                since[name] = []
+            if name in since:
+                since[name].append(s)
+    return sorted((s for kept in since.values() for s in kept), key=lambda s: s.seq)
+
+
 def _read_history(run_dir: pathlib.Path) -> List[Step]:
     steps = []
     for log in run_dir.glob("statements-*.jsonl"):
         for j in _core.read_statement_log(str(log)):
-            steps.append(Step(j["seq"], j["thread"], j["sql"], j["start"], j["end"], j["key"]))
+            steps.append(Step(j["seq"], j["thread"], j["sql"], j["start"], j["end"], j["key"], j["error"]))
     steps.sort(key=lambda s: s.seq)
     return steps
 
@@ -296,9 +319,12 @@ class _Reducer:
 
     def reproduce(self) -> bool:
         """The first of these that finds it at least once in three tries (two for the later ones):
-        one session or the run's, the oracles checking only the finding's statement or, as in the
+        after a long history (a corpus run's hundred thousand statements) its tail first; then one
+        session or the run's, the oracles checking only the finding's statement or, as in the
         run, every statement (their follow-up queries change what the server holds: statistics,
         caches); for an oracle's follow-up that did it, then the session's query it came from."""
+        if len(self.case.history) > max(TAILS) and self._reproduce_from_tail():
+            return True
         several = len({s.thread for s in self.case.history}) > 1
         # A hang of several sessions has no statement of its own: its target is None.
         targets = [self.case.target] + ([self.origin] if self.origin is not None else [])
@@ -312,6 +338,34 @@ class _Reducer:
                                  f"oracles on {'every statement' if check_all else 'its statement'}"):
                 return True
         return self._reproduce_with_in_flight()
+
+    def _reproduce_from_tail(self) -> bool:
+        """The finding again from the last statements of its session alone, then of all sessions in the
+        run's order, in one session and in the run's, each after the earlier statements that made what
+        they name (definitions()): what a crash needs is mostly what came just before it and the objects
+        it uses, and a replay of the whole history takes minutes an attempt."""
+        target = self.case.target
+        history = self.case.history
+        own = [s for s in history if target is not None and s.thread == target.thread]
+        several = len({s.thread for s in history}) > 1
+        last = {s.thread: s for s in history}  # each session's last statement
+        for n in TAILS:
+            tries = [("its session's", own, 1), ("all sessions'", history, 1)]
+            if several:
+                tries.append(("all sessions'", history, 0))
+            for name, steps, sessions in tries:
+                if len(steps) <= n:
+                    continue
+                tail = steps[-n:]
+                # A statement still running from before the tail (a procedure the watchdog kills) goes with it.
+                running = [s for s in last.values() if s.seq < tail[0].seq and target and s.end >= target.start]
+                made = definitions(history[:history.index(tail[0])], running + tail + ([target] if target else []))
+                if self._found_again(self.case.replace(history=sorted(made + running, key=lambda s: s.seq) + tail,
+                                                       sessions=sessions), 2,
+                                     f"the last {n} of {name} statements, after {len(made)} that made what they "
+                                     f"name and {len(running)} still running"):
+                    return True
+        return False
 
     def _reproduce_with_in_flight(self) -> bool:
         """The crash again with the statements other sessions had in flight when it came, any statement

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..sql_text import split_values
+from ..sql_text import TOKEN, split_values
 
 
 def without_column(sql: str, table: str, column: str) -> str:
@@ -30,8 +30,7 @@ def sql_cuts(sql: str) -> list:
     """Shorter versions of a statement, shortest first: an item of a comma-separated list (the
     select list, a function's arguments, an IN list, VALUES) left out, or a clause (WHERE, GROUP
     BY, HAVING, ORDER BY, LIMIT, WINDOW) up to the next one at its level. Quotes are respected."""
-    # Tokens: quoted strings and identifiers whole, brackets, commas, words, the rest one by one.
-    tokens = list(re.finditer(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|[(),]|\w+|\s+|.", sql, re.S))
+    tokens = list(TOKEN.finditer(sql))
     words = [m.group().upper() for m in tokens]
     depth, level = 0, []
     for w in words:

@@ -33,6 +33,7 @@ class Step:
     start: float = 0.0
     end: float = 0.0
     key: Optional[dict] = dataclasses.field(default=None, compare=False)  # its replay key, when generated
+    error: int = dataclasses.field(default=0, compare=False)  # the error it met in the run (0: none)
 
 
 @dataclasses.dataclass

@@ -16,12 +16,14 @@ std::vector<std::string> ErrorLogOracle::DefaultPatterns() {
 
 std::vector<std::string> ErrorLogOracle::DefaultIgnore() {
   // InnoDB's own words for a CREATE or ALTER it refused with 1118 (Row size too large), for a file name
-  // the system refused as too long (ENAMETOOLONG, 36; InnoDB's 236) and for a RENAME into a database
-  // that does not exist: the statement's error.
+  // the system refused as too long (ENAMETOOLONG, 36; InnoDB's 236), for a RENAME into a database that
+  // does not exist and for an FTS_DOC_ID out of range: the statement's error. A DDL's clean-up that met
+  // a lock wait timeout (1205) is the lock wait's.
   return {R"(Deadlock found when trying to get lock)", R"(Lock wait timeout exceeded)",
           R"(InnoDB: Cannot add field .* because after adding it, the row size is)",
           R"(InnoDB: File .*: '[a-z]+' returned OS error 236)", R"(InnoDB: Error number 36 means 'File name too long')",
-          R"(InnoDB: Cannot rename '.*' to '.*' because the target schema directory doesn't exist)"};
+          R"(InnoDB: Cannot rename '.*' to '.*' because the target schema directory doesn't exist)",
+          R"(InnoDB: FTS_DOC_ID must be larger than)", R"(DDL_LOG: Got error 1205 when trying to execute action)"};
 }
 
 namespace {

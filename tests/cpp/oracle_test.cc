@@ -505,7 +505,15 @@ TEST(ErrorLog, AStatementsDeadlockTheServerLoggedIsNoFinding) {
       // the corpus round's CREATE TABLE with too wide a row (the statement got 1118)
       << "2026-12-07 22:57:01 8 [ERROR] InnoDB: Cannot add field `col7` in table `test`.`table1` because after "
          "adding it, the row size is 8478 which is greater than maximum allowed size (8126 bytes) for a record "
-         "on index leaf page.\n";
+         "on index leaf page.\n"
+      // the corpus run's: InnoDB's reasons for statements it refused, a DDL clean-up's own lock wait timeout
+      << "2026-12-08  0:42:03 8 [ERROR] InnoDB: File ./test/t1#P#x.ibd: 'create' returned OS error 236.\n"
+      << "2026-12-08  0:40:51 8 [ERROR] InnoDB: Error number 36 means 'File name too long'\n"
+      << "2026-12-08  0:45:00 8 [ERROR] InnoDB: Cannot rename './test/t1.ibd' to './non_existent/t1.ibd' because "
+         "the target schema directory doesn't exist.\n"
+      << "2026-12-08  1:03:26 85 [ERROR] InnoDB: FTS_DOC_ID must be larger than 20030101000000 for table `test`.`t1`\n"
+      << "2026-12-08  1:02:33 8 [ERROR] DDL_LOG: Got error 1205 when trying to execute action for entry 172 of type "
+         "'rename table'\n";
   EXPECT_TRUE(oracle.Watch().empty());
   std::ofstream(path, std::ios::app) << "2026-12-06 20:02:22 6 [ERROR] InnoDB: something else\n";
   EXPECT_EQ(oracle.Finish().size(), 1u);

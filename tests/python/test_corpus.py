@@ -9,8 +9,8 @@ import sys
 
 import gauntlet
 from gauntlet.corpus import SUITE, Corpus, build, statements, unsafe
-from gauntlet.corpus.corpus import (EDGE_VALUES, EXPECTS_CORRUPTION, LOCK_WAITS, closing, mutated, set_variables,
-                                    spliced)
+from gauntlet.corpus.corpus import EXPECTS_CORRUPTION
+from gauntlet.corpus.draw import EDGE_VALUES, LOCK_WAITS, closing, mutated, set_variables, spliced
 
 from conftest import REPO
 

@@ -285,3 +285,15 @@ def test_a_crash_on_a_row_that_a_later_started_statement_wrote_is_reduced(tmp_pa
     assert reduction.verified, reduction
     assert reduction.record["statements_after"] <= 3, reduction.record
     assert "INSERT INTO tj VALUES ('zz')" in reduction.test and "JSON_EXTRACT('{}', '$')" in reduction.test
+
+
+def test_a_tails_definitions_are_each_named_objects_last_create_that_succeeded_and_what_altered_it_since():
+    from gauntlet.reduction.reducer import definitions
+    from gauntlet.reduction.testcase import Step
+    earlier = [Step(1, 1, "CREATE TABLE t1 (a INT)"), Step(2, 2, "CREATE PROCEDURE p() SELECT 1"),
+               Step(3, 1, "DROP TABLE t1"), Step(4, 1, "CREATE OR REPLACE TABLE t1 (z INT)"),
+               Step(5, 3, "CREATE TABLE t1 (b INT)", error=1050),  # failed: the t1 of step 4 stands
+               Step(6, 1, "ALTER TABLE t1 ADD c INT"), Step(7, 2, "CREATE TABLE unused (a INT)"),
+               Step(8, 1, "INSERT INTO t1 VALUES (1)")]
+    tail = [Step(9, 1, "INSERT INTO t1 VALUES (2)"), Step(10, 2, "CALL p()")]
+    assert [s.seq for s in definitions(earlier, tail)] == [2, 4, 6]

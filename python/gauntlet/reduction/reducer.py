@@ -112,8 +112,9 @@ class _OutOfTime(Exception):
 
 # The tails of a long history tried first (reproduce()), shortest first.
 TAILS = (100, 1000)
-_DEFINES = re.compile(r"^\s*(CREATE|ALTER|DROP|RENAME)\b.{0,80}?\b(?:TABLE|VIEW|PROCEDURE|FUNCTION|TRIGGER|SEQUENCE|"
-                      r"EVENT|PACKAGE|INDEX\s+\S+\s+ON)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(?:`?\w+`?\.)?`?(\w+)", re.I | re.S)
+_DEFINES = re.compile(r"^\s*(CREATE|ALTER|DROP|RENAME)\b.{0,80}?"
+                      r"\b(?:TABLE|VIEW|PROCEDURE|FUNCTION|TRIGGER|SEQUENCE|EVENT|PACKAGE|INDEX\s+\S+\s+ON)\s+"
+                      r"(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(?:`?\w+`?\.)?`?(\w+)", re.I | re.S)
 
 
 def definitions(earlier: List[Step], tail: List[Step]) -> List[Step]:

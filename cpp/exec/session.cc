@@ -2,11 +2,43 @@
 
 #include "sql/temporary_tables.h"
 
+#include <cctype>
 #include <chrono>
 
 #include "exec/clock.h"
+#include "generate/statements.h"
 
 namespace gauntlet {
+namespace {
+
+// The database `USE name` names, without its quotes.
+std::string UsedDatabase(std::string_view sql) {
+  size_t i = sql.find_first_of(" \t\r\n`");
+  if (i == std::string_view::npos) return "";
+  i = sql.find_first_not_of(" \t\r\n", i);
+  if (i == std::string_view::npos) return "";
+  std::string name;
+  if (sql[i] == '`') {
+    for (size_t j = i + 1; j < sql.size(); ++j) {
+      if (sql[j] != '`') {
+        name += sql[j];
+      } else if (j + 1 < sql.size() && sql[j + 1] == '`') {
+        name += '`';
+        ++j;
+      } else {
+        break;
+      }
+    }
+    return name;
+  }
+  for (size_t j = i; j < sql.size() && (std::isalnum(static_cast<unsigned char>(sql[j])) || sql[j] == '_' ||
+                                        sql[j] == '$');
+       ++j)
+    name += sql[j];
+  return name;
+}
+
+}  // namespace
 
 Session::Session(const std::vector<Target>& targets)
     : targets_(targets),
@@ -27,7 +59,10 @@ bool Session::Open(size_t t, Outcome* error) {
     }
   }
   ids_[t] = fresh->id();
-  if (t == 0) temporary_tables_.clear();  // they went with the old connection
+  if (t == 0) {  // they went with the old connection
+    temporary_tables_.clear();
+    database_.clear();
+  }
   std::lock_guard<std::mutex> lock(mu_);
   connections_[t] = std::move(fresh);
   return true;
@@ -82,6 +117,7 @@ Outcome Session::Execute(size_t t, std::string_view sql, ResultSet* rows, double
     TemporaryTableChange change = TemporaryTables(sql);
     for (const std::string& name : change.dropped) temporary_tables_.erase(name);
     for (std::string& name : change.created) temporary_tables_.insert(std::move(name));
+    if (VerbIs(sql, "USE")) database_ = UsedDatabase(sql);
   }
   return o;
 }

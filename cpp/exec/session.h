@@ -45,6 +45,8 @@ class Session {
   // The temporary tables the workload made in this session (by the first target's successful
   // statements; a new connection has none): no other connection sees them. Its own thread only.
   const std::set<std::string>& temporary_tables() const { return temporary_tables_; }
+  // The database the workload's last successful USE chose ("" for the connection's own). Its own thread only.
+  const std::string& database() const { return database_; }
 
   // For the watchdog (any thread).
   uint64_t connection_id(size_t t) const { return ids_[t]; }
@@ -90,6 +92,7 @@ class Session {
   std::atomic<int64_t> last_finished_{0};
   int64_t last_started_ = 0;
   std::set<std::string> temporary_tables_;
+  std::string database_;
 };
 
 }  // namespace gauntlet

@@ -28,6 +28,12 @@ const std::set<std::string> kKeywords = {
     "UTF8MB4", "LATIN1", "ASCII", "UCS2", "UTF16", "UTF32", "NO", "ORDER", "BY", "OVER", "PARTITION", "ROWS",
     "RANGE", "UNBOUNDED", "PRECEDING", "FOLLOWING", "CURRENT", "ROW"};
 
+}  // namespace
+
+bool IsMetadataSchema(std::string_view name) { return kMetadataSchemas.count(Upper(name)) > 0; }
+
+namespace {
+
 // What an oracle's summary says of a statement that reads `v`.
 std::string VolatileReason(const VolatileValue& v) {
   switch (v.form) {

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/session.h"
@@ -24,6 +25,8 @@ using UniqueKeys = std::function<std::vector<std::vector<std::string>>(const Tab
 // the same data, in a few words; "" when they may not. With `keys`, a LIMIT
 // is deterministic also when OrderedByUniqueKeys says so.
 std::string Nondeterminism(const SqlShape& s, const UniqueKeys* keys = nullptr);
+// Whether `name` is a schema whose tables describe the server (INFORMATION_SCHEMA, ...), any case.
+bool IsMetadataSchema(std::string_view name);
 
 // The first value that `s` reads that changes between executions
 // (volatile_values.h), in a few words ("calls RAND()"); "" when none. The

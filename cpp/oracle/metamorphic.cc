@@ -101,6 +101,9 @@ Verdict RelationOracle::CheckStatement(const Observation& o) {
   if (!o.outcomes[0].ok() || o.results.empty()) return Verdict::NotApplicable();
   const SqlShape shape(o.sql);
   if (!ReturnsQueryRows(shape)) return Verdict::NotApplicable();
+  // After USE INFORMATION_SCHEMA its tables need no qualifier (PROCESSLIST shows the query itself).
+  if (IsMetadataSchema(o.session.database()))
+    return Verdict::Skipped("reads server metadata (USE " + Upper(o.session.database()) + ")");
   // Its rewrites would return as many rows, each costing what the query did.
   if (ComparesQueryRows() && static_cast<int64_t>(o.results[0].rows.size()) > kRowCap)
     return Verdict::Skipped("the query returns over " + std::to_string(kRowCap) + " rows");
